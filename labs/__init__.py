@@ -1,0 +1,1 @@
+"""The lab kit: the six self-checks, their runner and CLI, traces, and instructor tools."""

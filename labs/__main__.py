@@ -1,0 +1,5 @@
+"""python -m labs: the lab kit's command line."""
+
+from labs.cli import main
+
+raise SystemExit(main())

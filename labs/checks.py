@@ -1,0 +1,237 @@
+"""The six self-checks of the day-8 lab.
+
+Each check drives a tree only through its public surface: the gateway's
+create_app, the store from its infra package, the key, the statuses, the
+errors and the worker's query. A failing check raises CheckFailed with
+what it expected, what it got, and which TODO to edit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .hints import Hint, hint_for
+from .trace import Trace, TracingClient, TracingStore
+from .trees import Tree
+
+
+class CheckFailed(Exception):
+    """A check saw something other than what the lab asks for."""
+
+    def __init__(self, expected: str, got: str, hint: Hint | None = None) -> None:
+        self.expected = expected
+        self.got = got
+        self.hint = hint
+        super().__init__(f"expected {expected}; got {got}")
+
+
+@dataclass
+class CheckContext:
+    """What a check works with: the tree, a traced store and a traced gateway client."""
+
+    tree: Tree
+    store_kind: str  # "memory" or "postgres"
+    store: Any
+    client: TracingClient
+    trace: Trace
+
+    def error(self, name: str) -> type[Exception]:
+        """Return the tree's error class with this name."""
+        cls: type[Exception] = getattr(self.tree.module("shared.errors"), name)
+        return cls
+
+    def status(self, name: str) -> Any:
+        """Return RunStatus.<name> from the tree."""
+        return getattr(self.tree.module("shared.states").RunStatus, name)
+
+    def new_session(self) -> str:
+        """Open a session straight in the store and return its id."""
+        return str(self.store.create_session("learner-1", "self-check").id)
+
+    def hint(self, relative: str, check: int) -> Hint:
+        """Point at the TODO(check N) in one of the tree's files."""
+        return hint_for(self.tree, relative, check)
+
+    def schema_or(self, relative: str, check: int) -> Hint:
+        """On Postgres the constraint lives in the schema; in memory, in relative."""
+        if self.store_kind == "postgres":
+            return self.hint("shared/schema.py", check)
+        return self.hint(relative, check)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A numbered check: its title, its function, and the file its failures point to."""
+
+    number: int
+    title: str
+    run: Callable[[CheckContext], None]
+    default_hint: str
+
+
+CHECKS: list[Check] = []
+
+
+def check(number: int, title: str, default_hint: str) -> Callable[
+    [Callable[[CheckContext], None]], Callable[[CheckContext], None]
+]:
+    """Register a function as self-check number."""
+
+    def register(fn: Callable[[CheckContext], None]) -> Callable[[CheckContext], None]:
+        CHECKS.append(Check(number, title, fn, default_hint))
+        return fn
+
+    return register
+
+
+def expect(condition: bool, expected: str, got: str, hint: Hint | None = None) -> None:
+    """Raise CheckFailed unless condition holds."""
+    if not condition:
+        raise CheckFailed(expected, got, hint)
+
+
+def make_context(tree: Tree, store_kind: str, raw_store: object) -> CheckContext:
+    """Wrap a store and a fresh gateway app in tracing for one check."""
+    trace = Trace()
+    store = TracingStore(raw_store, trace)
+    app = tree.module("gateway").create_app(store)
+    return CheckContext(tree, store_kind, store, TracingClient(app, trace), trace)
+
+
+@check(1, "gateway intake: POST /chat answers 202 with a pending run", "gateway/routes.py")
+def gateway_intake(ctx: CheckContext) -> None:
+    """A valid message is accepted with 202; a malformed one gets 400 naming the field."""
+    created = ctx.client.post("/sessions", {"userId": "learner-1", "title": "check 1"})
+    expect(created.status_code == 201, "POST /sessions -> 201", f"{created.status_code}")
+    session_id = created.get_json()["sessionId"]
+    answer = ctx.client.post("/chat", {"sessionId": session_id, "message": "hello"})
+    body = answer.get_json(silent=True) or {}
+    expect(
+        answer.status_code == 202 and bool(body.get("runId")) and body.get("status") == "pending",
+        "202 {runId, status: pending}",
+        f"{answer.status_code} {body}",
+    )
+    for bad, field in (({"message": "hi"}, "sessionId"), ({"sessionId": session_id}, "message")):
+        refused = ctx.client.post("/chat", bad)
+        text = refused.get_data(as_text=True)
+        expect(
+            refused.status_code == 400 and field in text,
+            f"400 naming {field} when it is missing",
+            f"{refused.status_code} {text.strip()}",
+        )
+
+
+@check(2, "the store keeps sessions, runs and messages, in seq order", "infra/memory.py")
+def three_grains(ctx: CheckContext) -> None:
+    """A session, a run and its messages round-trip and read back ordered by seq."""
+    session_id = ctx.new_session()
+    expect(
+        ctx.store.get_session(session_id).user_id == "learner-1",
+        "the session to read back with its user_id",
+        "a different session",
+    )
+    run = ctx.store.create_run(session_id, "what is a run?", f"check-2-{session_id}").run
+    expect(str(ctx.store.get_run(run.id).status) == "pending", "a new run to be pending",
+           str(ctx.store.get_run(run.id).status))
+    with ctx.trace.acting_as("worker"):
+        for seq, role in ((2, "assistant"), (0, "user"), (1, "assistant")):
+            ctx.store.append_message(session_id, run.id, role, f"part {seq}", seq)
+    seqs = [m.seq for m in ctx.store.messages_for_run(run.id)]
+    expect(seqs == [0, 1, 2], "messages read back as seq [0, 1, 2]", str(seqs))
+
+
+@check(3, "idempotency: the same clientMessageId twice gives one run", "shared/keys.py")
+def idempotency(ctx: CheckContext) -> None:
+    """Two identical requests get the same runId, and the runs table holds one row."""
+    session_id = ctx.new_session()
+    request = {"sessionId": session_id, "message": "book me a flight", "clientMessageId": "c-42"}
+    first = ctx.client.post("/chat", request).get_json(silent=True) or {}
+    second = ctx.client.post("/chat", request).get_json(silent=True) or {}
+    keys = ctx.tree.module("shared.keys")
+    key_a = keys.idempotency_key_for(session_id, "c-42", "book me a flight")
+    key_b = keys.idempotency_key_for(session_id, "c-42", "book me a flight")
+    expect(
+        key_a == key_b,
+        "idempotency_key_for to return the same key for the same request",
+        f"{key_a[:12]}… then {key_b[:12]}…: the key changes on every call",
+        ctx.hint("shared/keys.py", 3),
+    )
+    expect(
+        first.get("runId") is not None and first.get("runId") == second.get("runId"),
+        "the same runId for both requests",
+        f"{first.get('runId')} then {second.get('runId')} (two runs)",
+        ctx.schema_or("infra/memory.py", 3),
+    )
+    rows = ctx.store.count_runs_with_key(key_a)
+    expect(rows == 1, "one row in runs for the key", f"{rows} rows",
+           ctx.schema_or("infra/memory.py", 3))
+
+
+@check(4, "state machine: pending -> running allowed, done -> running refused", "shared/states.py")
+def state_machine(ctx: CheckContext) -> None:
+    """Allowed moves go through; moving a done run back to running raises, naming both states."""
+    pending, running, done = ctx.status("PENDING"), ctx.status("RUNNING"), ctx.status("DONE")
+    session_id = ctx.new_session()
+    run = ctx.store.create_run(session_id, "state machine", f"check-4-{session_id}").run
+    hint = ctx.hint("shared/states.py", 4)
+    with ctx.trace.acting_as("worker"):
+        moved = ctx.store.transition(run.id, pending, running)
+        expect(str(moved.status) == "running", "pending -> running to be allowed",
+               str(moved.status), hint)
+        ctx.store.transition(run.id, running, done)
+        illegal = ctx.error("IllegalTransitionError")
+        try:
+            ctx.store.transition(run.id, done, running)
+        except illegal as error:
+            text = str(error)
+            expect("done" in text and "running" in text,
+                   "an error naming both states (done, running)", repr(text), hint)
+        else:
+            raise CheckFailed(
+                "IllegalTransitionError for done -> running",
+                "the move went through: the done run is running again",
+                hint,
+            )
+    status = str(ctx.store.get_run(run.id).status)
+    expect(status == "done", "the run to stay done", status, hint)
+
+
+@check(5, "message order: a second seq 0 for one run is refused", "infra/memory.py")
+def message_order(ctx: CheckContext) -> None:
+    """Writing seq 0 twice raises DuplicateMessageError and leaves one row."""
+    session_id = ctx.new_session()
+    run = ctx.store.create_run(session_id, "order", f"check-5-{session_id}").run
+    duplicate = ctx.error("DuplicateMessageError")
+    hint = ctx.schema_or("infra/memory.py", 5)
+    with ctx.trace.acting_as("worker"):
+        ctx.store.append_message(session_id, run.id, "assistant", "first", 0)
+        try:
+            ctx.store.append_message(session_id, run.id, "assistant", "again", 0)
+        except duplicate:
+            pass
+        else:
+            rows = len(ctx.store.messages_for_run(run.id))
+            raise CheckFailed(
+                "DuplicateMessageError for the second seq 0",
+                f"the write went through: {rows} rows at seq 0", hint,
+            )
+    rows = len(ctx.store.messages_for_run(run.id))
+    expect(rows == 1, "one row in messages for the run", f"{rows} rows", hint)
+
+
+@check(6, "worker: the read-only query sees the run the gateway persisted", "worker/queries.py")
+def worker_sees_pending(ctx: CheckContext) -> None:
+    """After POST /chat, pending_runs lists the new run, still pending."""
+    session_id = ctx.new_session()
+    answer = ctx.client.post("/chat", {"sessionId": session_id, "message": "for the worker"})
+    run_id = (answer.get_json(silent=True) or {}).get("runId")
+    expect(answer.status_code == 202 and run_id is not None, "202 with a runId",
+           f"{answer.status_code}")
+    with ctx.trace.acting_as("worker"):
+        seen = ctx.tree.module("worker").pending_runs(ctx.store, 10_000)
+    ids = {run.id: str(run.status) for run in seen}
+    expect(run_id in ids, f"pending_runs to include {run_id}",
+           f"{len(ids)} pending run(s), not that one")
+    expect(ids[run_id] == "pending", "the run to be pending", ids[run_id])

@@ -1,0 +1,36 @@
+"""python -m labs <command>: the lab kit's commands, one module each."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Each module here defines register(subparsers), adding one command.
+COMMAND_MODULES = [
+    "labs.commands.check",
+    "labs.commands.typecheck",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every command registered."""
+    parser = argparse.ArgumentParser(
+        prog="python -m labs",
+        description="mini-koda day 8 lab kit: self-checks, instructor and grading tools",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the arguments and run the chosen command; return its exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return code

@@ -1,0 +1,44 @@
+"""python -m labs check: run the six self-checks against a tree and a store."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from ..report import print_report, write_results
+from ..runner import load_report
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the check command."""
+    parser = commands.add_parser(
+        "check", help="run the six self-checks",
+        description="Run the six self-checks against a tree (starter, solution, or a path) "
+        "on the in-memory store or on Postgres.",
+    )
+    parser.add_argument("--tree", default="starter",
+                        help="starter, solution, or the path of a copy of the starter tree")
+    parser.add_argument("--store", choices=["memory", "postgres"], default="memory")
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"),
+                        help="Postgres URL for --store postgres (default: $DATABASE_URL)")
+    parser.add_argument("--json", type=Path, metavar="FILE",
+                        help="also write the results as Exercism results.json v3")
+    parser.add_argument("--trace", action="store_true",
+                        help="print each check's calls: who called whom, what came back")
+    parser.add_argument("--extra", action="store_true",
+                        help="also run the extra checks (races, 409); never counted in the six")
+    parser.add_argument("--only", action="append", metavar="KEY",
+                        help="run only this check (a number, or an extra check's name)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the checks and print them; exit 0 only when all six pass."""
+    report = load_report(args.tree, args.store, extra=args.extra,
+                         database_url=args.database_url,
+                         only=set(args.only) if args.only else None)
+    print_report(report, trace=args.trace)
+    if args.json:
+        write_results(report, args.json)
+    return 0 if report.ok else 1

@@ -1,0 +1,75 @@
+"""Printing a Report for people, and writing it as Exercism's results.json v3."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from .runner import CheckResult, Report
+
+# Exercism truncates a test's output to this many characters; so do we.
+OUTPUT_LIMIT = 500
+
+
+def _marks(stream: TextIO) -> tuple[str, str]:
+    encoding = (getattr(stream, "encoding", None) or "ascii").lower()
+    return ("✓ PASS", "✗ FAIL") if "utf" in encoding else ("PASS", "FAIL")
+
+
+def print_report(report: Report, *, trace: bool = False, stream: TextIO = sys.stdout) -> None:
+    """One line per check, the failure details under it, then 'N passed, N failed'."""
+    ok, bad = _marks(stream)
+    print(f"mini-koda day 8 self-checks: tree {report.tree}, store {report.store}", file=stream)
+    if report.error:
+        print(f"  the checks could not run: {report.error}", file=stream)
+    shown_extra_heading = False
+    for result in report.results:
+        if result.extra and not shown_extra_heading:
+            print("extra checks (not counted in the six):", file=stream)
+            shown_extra_heading = True
+        label = result.key if not result.extra else "+"
+        mark = ok if result.passed else bad
+        print(f"  {label} {mark}  {result.title}  ({result.duration_ms:.0f} ms)", file=stream)
+        for line in result.message.splitlines():
+            print(f"        {line}", file=stream)
+        if trace and result.events:
+            print("        trace:", file=stream)
+            for line in _trace_lines(result):
+                print(f"          {line}", file=stream)
+    print(f"{report.passed} passed, {report.failed} failed", file=stream)
+
+
+def _trace_lines(result: CheckResult) -> list[str]:
+    marks = {"replay": "[replay] ", "refused": "[refused] ", "error": "[error] "}
+    return [
+        f"{e.source:>7} {'->' if e.kind == 'call' else '-->'} {e.target:<7} "
+        f"{marks.get(e.kind, '')}{e.label}"
+        for e in result.events
+    ]
+
+
+def results_v3(report: Report) -> dict[str, object]:
+    """The Exercism test-runner results.json, version 3, with task_id = check number."""
+    tests: list[dict[str, object]] = []
+    for result in report.results:
+        entry: dict[str, object] = {
+            "name": f"{result.key}. {result.title}" if not result.extra
+            else f"extra: {result.title}",
+            "status": "pass" if result.passed else "fail",
+            "message": result.message or None,
+            "output": "\n".join(_trace_lines(result))[:OUTPUT_LIMIT] or None,
+            "test_code": result.test_code,
+        }
+        if result.number is not None:
+            entry["task_id"] = result.number
+        tests.append(entry)
+    if report.error:
+        return {"version": 3, "status": "error", "message": report.error, "tests": tests}
+    return {"version": 3, "status": "pass" if report.ok else "fail", "tests": tests}
+
+
+def write_results(report: Report, path: Path) -> None:
+    """Write results.json v3 to path."""
+    path.write_text(json.dumps(results_v3(report), indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,169 @@
+"""Recording who called whom, with what, and what came back.
+
+A check's trace is a list of arrows between four lanes: client, gateway,
+store and worker. The CLI prints it with --trace; the dashboard draws it
+as a sequence diagram. Replays and refusals are marked, so the duplicate
+request and the refused write stand out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+LANES = ("client", "gateway", "store", "worker")
+
+# What an arrow means: a call, an ordinary answer, a replayed answer, a refusal, a failure.
+KINDS = ("call", "ok", "replay", "refused", "error")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One arrow of a sequence diagram."""
+
+    source: str
+    target: str
+    label: str
+    kind: str
+
+    def as_dict(self) -> dict[str, str]:
+        """Return the event as plain JSON-ready data."""
+        return asdict(self)
+
+
+@dataclass
+class Trace:
+    """The events of one check, in the order they happened."""
+
+    events: list[Event] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _actor: ContextVar[str] = field(
+        default_factory=lambda: ContextVar("actor", default="client"), repr=False
+    )
+
+    def record(self, source: str, target: str, label: str, kind: str) -> None:
+        """Append one arrow."""
+        with self._lock:
+            self.events.append(Event(source, target, label, kind))
+
+    @property
+    def actor(self) -> str:
+        """The lane making calls right now (in this thread)."""
+        return self._actor.get()
+
+    @contextlib.contextmanager
+    def acting_as(self, lane: str) -> Iterator[None]:
+        """Attribute the calls made inside the block to lane."""
+        token = self._actor.set(lane)
+        try:
+            yield
+        finally:
+            self._actor.reset(token)
+
+
+def short(value: object, limit: int = 60) -> str:
+    """Summarize a value for an arrow's label."""
+    if isinstance(value, str):
+        text = repr(value) if len(value) <= limit else repr(value[: limit - 1] + "…")
+    elif hasattr(value, "model_dump"):
+        text = _describe_record(value)
+    elif isinstance(value, list):
+        text = "[" + ", ".join(short(v, 30) for v in value[:4])
+        text += ", …]" if len(value) > 4 else "]"
+    else:
+        text = repr(value)
+    return text
+
+
+def _describe_record(record: Any) -> str:
+    name = type(record).__name__
+    fields = record.model_dump()
+    wanted = ("id", "status", "seq", "role")
+    shown = ", ".join(f"{k}={fields[k]}" for k in wanted if k in fields)
+    return f"{name}({shown})"
+
+
+class TracingStore:
+    """Wraps a store; every call becomes a pair of arrows to and from the store lane."""
+
+    def __init__(self, store: Any, trace: Trace) -> None:
+        self._store = store
+        self._trace = trace
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._store, name)
+        if not callable(method) or name.startswith("_"):
+            return method
+        return self._wrap(name, method)
+
+    def _wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        trace = self._trace
+
+        def traced(*args: Any, **kwargs: Any) -> Any:
+            caller = trace.actor
+            shown = [short(a) for a in args] + [f"{k}={short(v)}" for k, v in kwargs.items()]
+            trace.record(caller, "store", f"{name}({', '.join(shown)})", "call")
+            try:
+                result = method(*args, **kwargs)
+            except Exception as error:
+                trace.record("store", caller, f"{type(error).__name__}: {error}", "refused")
+                raise
+            kind = "replay" if getattr(result, "created", True) is False else "ok"
+            trace.record("store", caller, _describe_result(result), kind)
+            return result
+
+        return traced
+
+
+def _describe_result(result: object) -> str:
+    if result is None:
+        return "ok"
+    run = getattr(result, "run", None)
+    if run is not None:
+        created = getattr(result, "created", None)
+        return f"run {run.id} ({'inserted' if created else 'existing row, nothing inserted'})"
+    return short(result)
+
+
+class TracingClient:
+    """A Flask test client whose requests are arrows from client to gateway."""
+
+    def __init__(self, app: Any, trace: Trace) -> None:
+        self._app = app
+        self._trace = trace
+
+    def request(self, method: str, path: str, body: object = None, **kwargs: Any) -> Any:
+        """Send one request and record it and its answer."""
+        trace = self._trace
+        label = f"{method} {path}" + (f" {json.dumps(body)}" if body is not None else "")
+        trace.record("client", "gateway", _clip(label), "call")
+        with trace.acting_as("gateway"):
+            client = self._app.test_client()  # one per call: safe across threads
+            response = client.open(path, method=method, json=body, **kwargs)
+        kind = "ok"
+        if response.headers.get("Idempotent-Replayed") == "true":
+            kind = "replay"
+        elif response.status_code >= 500:
+            kind = "error"
+        elif response.status_code >= 400:
+            kind = "refused"
+        answer = response.get_data(as_text=True).strip()
+        trace.record("gateway", "client", _clip(f"{response.status_code} {answer}"), kind)
+        return response
+
+    def post(self, path: str, body: object = None, **kwargs: Any) -> Any:
+        """POST path with a JSON body."""
+        return self.request("POST", path, body, **kwargs)
+
+    def get(self, path: str) -> Any:
+        """GET path."""
+        return self.request("GET", path)
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,95 @@
+"""Finding and importing a lab tree: starter/, solution/, or a learner's copy.
+
+The checks reach a tree only through its public surface, so any directory
+with the starter's layout can be checked, whatever its package is called.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TREE_NAMES = ("starter", "solution")
+SUBPACKAGES = ("shared", "infra", "gateway", "worker")
+
+
+class TreeLoadError(Exception):
+    """The tree could not be imported (missing files, syntax errors, import errors)."""
+
+
+@dataclass(frozen=True)
+class Tree:
+    """An imported tree: its display name, package name and directory."""
+
+    name: str
+    package: str
+    root: Path
+
+    def module(self, dotted: str) -> ModuleType:
+        """Import and return <tree>.<dotted>, e.g. tree.module("shared.keys")."""
+        return importlib.import_module(f"{self.package}.{dotted}")
+
+    def display_path(self, relative: str) -> str:
+        """Return the path of a file of the tree as a learner would type it."""
+        path = self.root / relative
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
+
+
+def tree_root(spec: str) -> Path:
+    """Return the directory of a tree given by name (starter, solution) or path."""
+    if spec in TREE_NAMES:
+        return REPO_ROOT / spec
+    return Path(spec).resolve()
+
+
+def load_tree(spec: str) -> Tree:
+    """Import a tree by name or by path, or raise TreeLoadError saying why."""
+    root = tree_root(spec)
+    if not (root / "__init__.py").is_file():
+        raise TreeLoadError(f"{root} is not a lab tree: it has no __init__.py")
+    if spec in TREE_NAMES:
+        package = spec
+    else:
+        digest = hashlib.sha1(str(root).encode()).hexdigest()[:10]
+        package = f"labtree_{digest}"
+        _register_package(package, root)
+    try:
+        for sub in SUBPACKAGES:
+            importlib.import_module(f"{package}.{sub}")
+    except Exception as error:  # a learner's tree may fail in any way
+        raise TreeLoadError(f"{type(error).__name__}: {error}") from error
+    return Tree(name=spec if spec in TREE_NAMES else root.name, package=package, root=root)
+
+
+def tree_from_package(package: str) -> Tree:
+    """Return the Tree of an already imported package (python -m <tree>)."""
+    module = importlib.import_module(package)
+    root = Path(str(module.__file__)).resolve().parent
+    name = package if package in TREE_NAMES else root.name
+    return Tree(name=name, package=package, root=root)
+
+
+def _register_package(package: str, root: Path) -> None:
+    if package in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location(
+        package, root / "__init__.py", submodule_search_locations=[str(root)]
+    )
+    if spec is None or spec.loader is None:
+        raise TreeLoadError(f"cannot import {root}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[package] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        del sys.modules[package]
+        raise TreeLoadError(f"{type(error).__name__}: {error}") from error

@@ -1,0 +1,33 @@
+"""python -m <tree>.worker: report the pending runs every few seconds.
+
+Read-only on day 8: it shows what a worker would pick up, and takes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from ..infra import make_store
+from .queries import pending_runs
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Poll the store and print what is waiting; --once polls a single time."""
+    parser = argparse.ArgumentParser(prog="worker", description=__doc__)
+    parser.add_argument("--once", action="store_true", help="poll once and exit")
+    parser.add_argument("--interval", type=float, default=2.0, help="seconds between polls")
+    args = parser.parse_args(argv)
+    store = make_store()
+    while True:
+        runs = pending_runs(store)
+        print(f"{len(runs)} pending run(s)", flush=True)
+        for run in runs:
+            print(f"  {run.id}  session {run.session_id}  {run.input[:60]!r}", flush=True)
+        if args.once:
+            return 0
+        time.sleep(args.interval)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

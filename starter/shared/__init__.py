@@ -1,0 +1,1 @@
+"""What the gateway and the worker agree on: tables, statuses, keys, ids, errors."""

@@ -1,0 +1,84 @@
+"""Every error the lab raises on purpose, in one module.
+
+Each class carries the facts a learner needs (which run, which states, which
+key). Only the gateway turns them into HTTP answers, in one place.
+"""
+
+from __future__ import annotations
+
+
+class LabError(Exception):
+    """Base class of the errors below."""
+
+
+class StoreConfigError(LabError):
+    """No store could be chosen from the environment."""
+
+
+class StoreUnavailableError(LabError):
+    """The store cannot serve right now (database down, schema missing)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class SessionNotFoundError(LabError):
+    """No session has this id."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(f"session {session_id!r} does not exist")
+
+
+class RunNotFoundError(LabError):
+    """No run has this id."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        super().__init__(f"run {run_id!r} does not exist")
+
+
+class IllegalTransitionError(LabError):
+    """The allowlist has no edge from the run's state to the requested one."""
+
+    def __init__(self, run_id: str, current: str, target: str) -> None:
+        self.run_id = run_id
+        self.current = current
+        self.target = target
+        super().__init__(
+            f"run {run_id}: {current} -> {target} is not an allowed transition"
+        )
+
+
+class TransitionConflictError(LabError):
+    """The run left the expected state before this write landed (someone else won)."""
+
+    def __init__(self, run_id: str, expected: str, actual: str) -> None:
+        self.run_id = run_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"run {run_id} is {actual}, not {expected}: another writer moved it first"
+        )
+
+
+class DuplicateMessageError(LabError):
+    """The run already has a message at this seq."""
+
+    def __init__(self, run_id: str, seq: int) -> None:
+        self.run_id = run_id
+        self.seq = seq
+        super().__init__(f"run {run_id} already has a message at seq {seq}")
+
+
+class IdempotencyConflictError(LabError):
+    """A client message id came back with a different message."""
+
+    def __init__(self, client_message_id: str, run_id: str) -> None:
+        self.client_message_id = client_message_id
+        self.run_id = run_id
+        super().__init__(
+            f"clientMessageId {client_message_id!r} was already used for run "
+            f"{run_id} with a different message"
+        )
