@@ -1,0 +1,65 @@
+"""Fixtures shared by every test folder: the trees, and a real Postgres when one exists."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.pgcluster import TempCluster, find_bindir
+
+IN_CI = bool(os.environ.get("CI"))
+NO_POSTGRES = (
+    "Postgres tests skipped: no PostgreSQL server binaries found "
+    "(install them, e.g. `apt-get install postgresql`, and rerun pytest)"
+)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[TempCluster]:
+    """A throwaway Postgres cluster for this test session (skip without Postgres)."""
+    bindir = find_bindir()
+    if bindir is None:
+        if IN_CI:
+            pytest.fail("CI requires Postgres, but no server binaries were found")
+        pytest.skip(NO_POSTGRES)
+    cluster = TempCluster(bindir)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.destroy()
+
+
+@pytest.fixture
+def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
+    """The URL of a new empty database, dropped after the test."""
+    name = f"koda_test_{uuid.uuid4().hex[:12]}"
+    url = pg_cluster.create_database(name)
+    yield url
+    pg_cluster.drop_database(name)
+
+
+_skipped_postgres: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Remember Postgres tests that were skipped, to fail the run in CI."""
+    if report.skipped and "postgres" in report.keywords:
+        _skipped_postgres.append(report.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """In CI a skipped Postgres test is a failed run."""
+    if IN_CI and _skipped_postgres and exitstatus == 0:
+        print(f"\nCI: {len(_skipped_postgres)} Postgres test(s) were skipped; failing the run")
+        session.exitstatus = 1
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses the Postgres cluster, directly or through a fixture."""
+    for item in items:
+        if "pg_cluster" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgres)
