@@ -29,11 +29,16 @@ class CheckFailed(Exception):
 
 @dataclass
 class CheckContext:
-    """What a check works with: the tree, a traced store and a traced gateway client."""
+    """What a check works with: the tree, a traced store and a traced gateway client.
+
+    `raw` is the same store untraced: the check inspects the tables through it,
+    so the trace shows only what the lesson's actors did.
+    """
 
     tree: Tree
     store_kind: str  # "memory" or "postgres"
     store: Any
+    raw: Any
     client: TracingClient
     trace: Trace
 
@@ -47,8 +52,18 @@ class CheckContext:
         return getattr(self.tree.module("shared.states").RunStatus, name)
 
     def new_session(self) -> str:
-        """Open a session straight in the store and return its id."""
-        return str(self.store.create_session("learner-1", "self-check").id)
+        """Open a session through the gateway and return its id."""
+        answer = self.client.post("/sessions", {"userId": "learner-1", "title": "self-check"})
+        expect(answer.status_code == 201, "POST /sessions -> 201 {sessionId}",
+               f"{answer.status_code} {answer.get_data(as_text=True).strip()}")
+        return str(answer.get_json()["sessionId"])
+
+    def new_run(self, message: str) -> Any:
+        """Send a message through the gateway and return the run it created."""
+        answer = self.client.post("/chat", {"sessionId": self.new_session(), "message": message})
+        expect(answer.status_code == 202, "POST /chat -> 202 {runId, status}",
+               f"{answer.status_code} {answer.get_data(as_text=True).strip()}")
+        return self.raw.get_run(answer.get_json()["runId"])
 
     def hint(self, relative: str, check: int) -> Hint:
         """Point at the TODO(check N) in one of the tree's files."""
@@ -97,15 +112,13 @@ def make_context(tree: Tree, store_kind: str, raw_store: object) -> CheckContext
     trace = Trace()
     store = TracingStore(raw_store, trace)
     app = tree.module("gateway").create_app(store)
-    return CheckContext(tree, store_kind, store, TracingClient(app, trace), trace)
+    return CheckContext(tree, store_kind, store, raw_store, TracingClient(app, trace), trace)
 
 
 @check(1, "gateway intake: POST /chat answers 202 with a pending run", "gateway/routes.py")
 def gateway_intake(ctx: CheckContext) -> None:
     """A valid message is accepted with 202; a malformed one gets 400 naming the field."""
-    created = ctx.client.post("/sessions", {"userId": "learner-1", "title": "check 1"})
-    expect(created.status_code == 201, "POST /sessions -> 201", f"{created.status_code}")
-    session_id = created.get_json()["sessionId"]
+    session_id = ctx.new_session()
     answer = ctx.client.post("/chat", {"sessionId": session_id, "message": "hello"})
     body = answer.get_json(silent=True) or {}
     expect(
@@ -126,20 +139,20 @@ def gateway_intake(ctx: CheckContext) -> None:
 @check(2, "the store keeps sessions, runs and messages, in seq order", "infra/memory.py")
 def three_grains(ctx: CheckContext) -> None:
     """A session, a run and its messages round-trip and read back ordered by seq."""
-    session_id = ctx.new_session()
-    expect(
-        ctx.store.get_session(session_id).user_id == "learner-1",
-        "the session to read back with its user_id",
-        "a different session",
-    )
-    run = ctx.store.create_run(session_id, "what is a run?", f"check-2-{session_id}").run
-    expect(str(ctx.store.get_run(run.id).status) == "pending", "a new run to be pending",
-           str(ctx.store.get_run(run.id).status))
+    with ctx.trace.acting_as("gateway"):
+        session = ctx.store.create_session("learner-2", "three grains")
+        run = ctx.store.create_run(session.id, "what is a run?", f"check-2-{session.id}").run
+    stored = ctx.raw.get_session(session.id)
+    expect((stored.user_id, stored.title) == ("learner-2", "three grains"),
+           "the session to read back with its user_id and title",
+           f"{stored.user_id!r}, {stored.title!r}")
+    status = str(ctx.raw.get_run(run.id).status)
+    expect(status == "pending", "the new run to read back as pending", status)
     with ctx.trace.acting_as("worker"):
         for seq, role in ((2, "assistant"), (0, "user"), (1, "assistant")):
-            ctx.store.append_message(session_id, run.id, role, f"part {seq}", seq)
-    seqs = [m.seq for m in ctx.store.messages_for_run(run.id)]
-    expect(seqs == [0, 1, 2], "messages read back as seq [0, 1, 2]", str(seqs))
+            ctx.store.append_message(session.id, run.id, role, f"part {seq}", seq)
+        seqs = [m.seq for m in ctx.store.messages_for_run(run.id)]
+    expect(seqs == [0, 1, 2], "messages read back ordered by seq: [0, 1, 2]", str(seqs))
 
 
 @check(3, "idempotency: the same clientMessageId twice gives one run", "shared/keys.py")
@@ -164,7 +177,7 @@ def idempotency(ctx: CheckContext) -> None:
         f"{first.get('runId')} then {second.get('runId')} (two runs)",
         ctx.schema_or("infra/memory.py", 3),
     )
-    rows = ctx.store.count_runs_with_key(key_a)
+    rows = ctx.raw.count_runs_with_key(key_a)
     expect(rows == 1, "one row in runs for the key", f"{rows} rows",
            ctx.schema_or("infra/memory.py", 3))
 
@@ -173,8 +186,7 @@ def idempotency(ctx: CheckContext) -> None:
 def state_machine(ctx: CheckContext) -> None:
     """Allowed moves go through; moving a done run back to running raises, naming both states."""
     pending, running, done = ctx.status("PENDING"), ctx.status("RUNNING"), ctx.status("DONE")
-    session_id = ctx.new_session()
-    run = ctx.store.create_run(session_id, "state machine", f"check-4-{session_id}").run
+    run = ctx.new_run("state machine")
     hint = ctx.hint("shared/states.py", 4)
     with ctx.trace.acting_as("worker"):
         moved = ctx.store.transition(run.id, pending, running)
@@ -194,15 +206,15 @@ def state_machine(ctx: CheckContext) -> None:
                 "the move went through: the done run is running again",
                 hint,
             )
-    status = str(ctx.store.get_run(run.id).status)
+    status = str(ctx.raw.get_run(run.id).status)
     expect(status == "done", "the run to stay done", status, hint)
 
 
 @check(5, "message order: a second seq 0 for one run is refused", "infra/memory.py")
 def message_order(ctx: CheckContext) -> None:
     """Writing seq 0 twice raises DuplicateMessageError and leaves one row."""
-    session_id = ctx.new_session()
-    run = ctx.store.create_run(session_id, "order", f"check-5-{session_id}").run
+    run = ctx.new_run("message order")
+    session_id = run.session_id
     duplicate = ctx.error("DuplicateMessageError")
     hint = ctx.schema_or("infra/memory.py", 5)
     with ctx.trace.acting_as("worker"):
@@ -212,12 +224,12 @@ def message_order(ctx: CheckContext) -> None:
         except duplicate:
             pass
         else:
-            rows = len(ctx.store.messages_for_run(run.id))
+            rows = len(ctx.raw.messages_for_run(run.id))
             raise CheckFailed(
                 "DuplicateMessageError for the second seq 0",
                 f"the write went through: {rows} rows at seq 0", hint,
             )
-    rows = len(ctx.store.messages_for_run(run.id))
+    rows = len(ctx.raw.messages_for_run(run.id))
     expect(rows == 1, "one row in messages for the run", f"{rows} rows", hint)
 
 

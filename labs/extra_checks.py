@@ -38,15 +38,14 @@ def concurrent_duplicates(ctx: CheckContext) -> None:
     expect(len(run_ids) == 1 and None not in run_ids, f"one runId across {THREADS} requests",
            f"{len(run_ids)} different answers", ctx.schema_or("infra/memory.py", 3))
     key = ctx.tree.module("shared.keys").idempotency_key_for(session_id, "burst-1", "double click")
-    rows = ctx.store.count_runs_with_key(key)
+    rows = ctx.raw.count_runs_with_key(key)
     expect(rows == 1, "one row in runs", f"{rows} rows", ctx.schema_or("infra/memory.py", 3))
 
 
 def concurrent_claims(ctx: CheckContext) -> None:
     """Two workers claim the same pending run at once: exactly one wins."""
     pending, running = ctx.status("PENDING"), ctx.status("RUNNING")
-    session_id = ctx.new_session()
-    run = ctx.store.create_run(session_id, "claim me", f"claim-{session_id}").run
+    run = ctx.new_run("claim me")
     conflict = ctx.error("TransitionConflictError")
     start = threading.Barrier(2)
 

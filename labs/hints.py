@@ -36,5 +36,6 @@ def hint_for(tree: Tree, relative: str, check: int) -> Hint:
     for number, line in enumerate(lines, start=1):
         match = MARKER.search(line)
         if match and int(match.group(2)) == check:
-            return Hint(tree.display_path(relative), number, f"{match.group(1)}(check {check}): {match.group(3)}")
+            text = f"{match.group(1)}(check {check}): {match.group(3)}"
+            return Hint(tree.display_path(relative), number, text)
     return Hint(tree.display_path(relative), 1, "")

@@ -73,3 +73,46 @@ def results_v3(report: Report) -> dict[str, object]:
 def write_results(report: Report, path: Path) -> None:
     """Write results.json v3 to path."""
     path.write_text(json.dumps(results_v3(report), indent=2) + "\n", encoding="utf-8")
+
+
+def result_json(result: CheckResult) -> dict[str, object]:
+    """One result with everything a front end draws: status, hint and trace events."""
+    hint = result.hint
+    return {
+        "type": "result",
+        "key": result.key,
+        "number": result.number,
+        "title": result.title,
+        "passed": result.passed,
+        "duration_ms": round(result.duration_ms, 3),
+        "expected": result.expected,
+        "got": result.got,
+        "message": result.message,
+        "hint": {"path": hint.path, "line": hint.line, "text": hint.text} if hint else None,
+        "events": [event.as_dict() for event in result.events],
+    }
+
+
+class ReportLines:
+    """The full report as JSON Lines: one line per result as it finishes, then a summary.
+
+    Written line by line and flushed, so a reader whose run was killed (a
+    learner's infinite loop) still sees every check that finished.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def result(self, result: CheckResult) -> None:
+        """Append one finished check."""
+        self._write(result_json(result))
+
+    def summary(self, report: Report) -> None:
+        """Append the closing line: totals, and the error if the checks could not run."""
+        self._write({"type": "report", "tree": report.tree, "store": report.store,
+                     "error": report.error, "passed": report.passed,
+                     "failed": report.failed, "ok": report.ok})
+
+    def _write(self, entry: dict[str, object]) -> None:
+        self._stream.write(json.dumps(entry) + "\n")
+        self._stream.flush()

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from typing import Any
 
 LANES = ("client", "gateway", "store", "worker")
@@ -68,7 +69,9 @@ class Trace:
 
 def short(value: object, limit: int = 60) -> str:
     """Summarize a value for an arrow's label."""
-    if isinstance(value, str):
+    if isinstance(value, Enum):
+        text = str(value.value)
+    elif isinstance(value, str):
         text = repr(value) if len(value) <= limit else repr(value[: limit - 1] + "…")
     elif hasattr(value, "model_dump"):
         text = _describe_record(value)

@@ -51,7 +51,7 @@ class MemoryStore:
         """Insert a pending run unless the key is taken; return the run either way."""
         with self._lock:
             self._session(session_id)  # foreign key: no run without its session
-            # SOLUTION(check 3): treat idempotency_key as unique: if a run holds it, return that run.
+            # SOLUTION(check 3): keep idempotency_key unique: return the run that holds it.
             for existing in self._runs.values():
                 if existing.idempotency_key == idempotency_key:
                     return RunCreated(run=existing.model_copy(), created=False)
@@ -97,7 +97,7 @@ class MemoryStore:
             self._session(session_id)
             if run_id is not None:
                 self._run(run_id)
-            # SOLUTION(check 5): treat (run_id, seq) as unique: refuse a second message at the same seq.
+            # SOLUTION(check 5): keep (run_id, seq) unique: refuse a second message there.
             if run_id is not None and any(
                 m.run_id == run_id and m.seq == seq for m in self._messages
             ):

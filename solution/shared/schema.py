@@ -7,6 +7,7 @@ lifecycle, messages are the immutable facts a run produced, ordered by seq.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+
 from sqlalchemy import DateTime, Index, Text, UniqueConstraint, text
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
@@ -44,8 +45,12 @@ class ChatSession(TableModel, table=True):
 
     user_id: str = Field(sa_type=Text)
     title: str = Field(sa_type=Text)
-    created_at: datetime = Field(default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW)
-    updated_at: datetime = Field(default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW)
+    created_at: datetime = Field(
+        default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW
+    )
+    updated_at: datetime = Field(
+        default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW
+    )
 
 
 class Run(TableModel, table=True):
@@ -54,7 +59,7 @@ class Run(TableModel, table=True):
     __tablename__ = "runs"
     __table_args__ = (
         Index("runs_session_id_idx", "session_id"),
-        # SOLUTION(check 3): make idempotency_key unique; the constraint is the final arbiter.
+        # SOLUTION(check 3): declare idempotency_key unique (a named UniqueConstraint).
         UniqueConstraint("idempotency_key", name="runs_idempotency_key_key"),
         # END(check 3)
     )
@@ -68,8 +73,12 @@ class Run(TableModel, table=True):
     completion_tokens: int = Field(
         default=0, sa_column_kwargs={"server_default": "0"}
     )
-    created_at: datetime = Field(default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW)
-    updated_at: datetime = Field(default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW)
+    created_at: datetime = Field(
+        default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW
+    )
+    updated_at: datetime = Field(
+        default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW
+    )
 
 
 class Message(TableModel, table=True):
@@ -78,7 +87,7 @@ class Message(TableModel, table=True):
     __tablename__ = "messages"
     __table_args__ = (
         Index("messages_session_id_idx", "session_id"),
-        # SOLUTION(check 5): make (run_id, seq) unique, so a message cannot be written twice.
+        # SOLUTION(check 5): declare (run_id, seq) unique (a named UniqueConstraint).
         UniqueConstraint("run_id", "seq", name="messages_run_id_seq_key"),
         # END(check 5)
     )
@@ -88,4 +97,6 @@ class Message(TableModel, table=True):
     role: str = Field(sa_type=Text)
     content: str = Field(sa_type=Text)
     seq: int
-    created_at: datetime = Field(default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW)
+    created_at: datetime = Field(
+        default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW
+    )

@@ -51,7 +51,7 @@ class MemoryStore:
         """Insert a pending run unless the key is taken; return the run either way."""
         with self._lock:
             self._session(session_id)  # foreign key: no run without its session
-            # TODO(check 3): treat idempotency_key as unique: if a run holds it, return that run.
+            # TODO(check 3): keep idempotency_key unique: return the run that holds it.
             # As shipped, every call inserts a new run, even for a key already stored.
             # END(check 3)
             run = Run(
@@ -95,7 +95,7 @@ class MemoryStore:
             self._session(session_id)
             if run_id is not None:
                 self._run(run_id)
-            # TODO(check 5): treat (run_id, seq) as unique: refuse a second message at the same seq.
+            # TODO(check 5): keep (run_id, seq) unique: refuse a second message there.
             # As shipped, a second message at the same seq is stored beside the first.
             # END(check 5)
             message = Message(

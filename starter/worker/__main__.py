@@ -6,9 +6,11 @@ Read-only on day 8: it shows what a worker would pick up, and takes nothing.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from ..infra import make_store
+from ..shared.errors import StoreConfigError
 from .queries import pending_runs
 
 
@@ -18,7 +20,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--once", action="store_true", help="poll once and exit")
     parser.add_argument("--interval", type=float, default=2.0, help="seconds between polls")
     args = parser.parse_args(argv)
-    store = make_store()
+    try:
+        store = make_store()
+    except StoreConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     while True:
         runs = pending_runs(store)
         print(f"{len(runs)} pending run(s)", flush=True)
