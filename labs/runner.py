@@ -13,6 +13,7 @@ from typing import Any
 from .checks import CHECKS, Check, CheckFailed, make_context
 from .extra_checks import EXTRA_CHECKS, ExtraCheck
 from .hints import Hint, hint_for
+from .tidy import RunRecorder
 from .trace import Event
 from .trees import Tree, TreeLoadError, load_tree
 
@@ -92,7 +93,7 @@ def open_store(tree: Tree, store_kind: str, database_url: str | None) -> Any:
 def run_one(tree: Tree, store_kind: str, store: Any, check: Check | ExtraCheck) -> CheckResult:
     """Run one check in a fresh tracing context and time it."""
     number = check.number if isinstance(check, Check) else None
-    key = str(number) if number is not None else check.key
+    key = check.key if isinstance(check, ExtraCheck) else str(check.number)
     result = CheckResult(key, number, check.title, passed=False, duration_ms=0.0,
                          test_code=inspect.getsource(check.run))
     started = time.perf_counter()
@@ -146,10 +147,16 @@ def run_checks(tree: Tree, store_kind: str = "memory", *, extra: bool = False,
         key = check.key if isinstance(check, ExtraCheck) else str(check.number)
         if only and key not in only:
             continue
-        store = shared_store or open_store(tree, store_kind, database_url)
-        results.append(run_one(tree, store_kind, store, check))
+        if shared_store is None:
+            results.append(run_one(tree, store_kind, open_store(tree, store_kind, None), check))
+        else:
+            recorder = RunRecorder(shared_store)  # see tidy.py: repeatable on one database
+            results.append(run_one(tree, store_kind, recorder, check))
+            recorder.cancel_left_pending(tree)
         if on_result is not None:
             on_result(results[-1])
+    if shared_store is not None and hasattr(shared_store, "close"):
+        shared_store.close()
     return Report(tree.name, store_kind, results)
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 from pathlib import Path
 
-from ..report import print_report, write_results
+from ..report import ReportLines, print_report, write_results
 from ..runner import load_report
 
 
@@ -24,6 +25,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                         help="Postgres URL for --store postgres (default: $DATABASE_URL)")
     parser.add_argument("--json", type=Path, metavar="FILE",
                         help="also write the results as Exercism results.json v3")
+    parser.add_argument("--report", type=Path, metavar="FILE",
+                        help="also write every result with its trace events as JSON Lines, "
+                        "one line per check as it finishes (what the dashboard reads)")
     parser.add_argument("--trace", action="store_true",
                         help="print each check's calls: who called whom, what came back")
     parser.add_argument("--extra", action="store_true",
@@ -35,9 +39,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(args: argparse.Namespace) -> int:
     """Run the checks and print them; exit 0 only when all six pass."""
-    report = load_report(args.tree, args.store, extra=args.extra,
-                         database_url=args.database_url,
-                         only=set(args.only) if args.only else None)
+    with contextlib.ExitStack() as files:
+        lines = None
+        if args.report:
+            lines = ReportLines(files.enter_context(args.report.open("w", encoding="utf-8")))
+        report = load_report(args.tree, args.store, extra=args.extra,
+                             database_url=args.database_url,
+                             only=set(args.only) if args.only else None,
+                             on_result=lines.result if lines else None)
+        if lines:
+            lines.summary(report)
     print_report(report, trace=args.trace)
     if args.json:
         write_results(report, args.json)

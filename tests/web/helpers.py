@@ -1,0 +1,55 @@
+"""Reading what the dashboard shows out of its HTML, the way a test would look at the page."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from flask.testing import FlaskClient
+
+HTMX = {"HX-Request": "true"}
+
+
+def check_statuses(page: str) -> dict[str, str]:
+    """Map each check row's key to the status it shows."""
+    return dict(re.findall(r'data-check="([\w-]+)" data-status="([\w ]+)"', page))
+
+
+def failing_checks(page: str) -> set[str]:
+    """The numbered checks shown as failed."""
+    return {key for key, status in check_statuses(page).items()
+            if key.isdigit() and status == "fail"}
+
+
+def run_ids(page: str) -> list[str]:
+    """The run ids in the live table, in the order shown."""
+    return re.findall(r'<tr data-run="(\w+)"', page)
+
+
+def status_of(page: str, run_id: str) -> str:
+    """The status the live table shows for one run."""
+    found = re.search(rf'<tr data-run="{run_id}" data-status="(\w+)"', page)
+    assert found, f"run {run_id} is not in the table"
+    return found.group(1)
+
+
+def last_outcome(page: str) -> str:
+    """The sentence the last button left on the page."""
+    found = re.search(r'id="last-outcome">(.*?)</p>', page, re.S)
+    assert found, "no outcome is shown"
+    return html.unescape(re.sub(r"<[^>]+>|\s+", " ", found.group(1))).strip()
+
+
+def form_error(page: str) -> str:
+    """The visible error a bad form left, or an empty string."""
+    found = re.search(r'class="notice error"[^>]*>(.*?)</p>', page, re.S)
+    return html.unescape(re.sub(r"<[^>]+>|\s+", " ", found.group(1))).strip() if found else ""
+
+
+def send(client: FlaskClient, tree: str, message: str = "book me a flight",
+         client_id: str = "c-1", **extra: str) -> tuple[str, str]:
+    """Send one message from the runs view; return the new run's id and the fragment."""
+    answer = client.post(f"/runs/{tree}/send", headers=HTMX,
+                         data={"message": message, "client_message_id": client_id, **extra})
+    assert answer.status_code == 200, answer.text
+    return run_ids(answer.text)[0], answer.text

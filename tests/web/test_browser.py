@@ -1,0 +1,116 @@
+"""The dashboard in headless Chromium: what a learner sees and clicks."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .browser import browser, live_url, page, screenshot
+
+pytestmark = pytest.mark.browser
+__all__ = ["browser", "live_url", "page"]  # fixtures, imported so pytest finds them
+
+
+def run_checks(tab: Any, url: str, tree: str) -> dict[str, str]:
+    """Choose a tree, press Run, wait for the rows; return each check's shown status."""
+    tab.goto(f"{url}/checks")
+    tab.check(f'input[name="tree"][value="{tree}"]')
+    tab.click("#run-checks")
+    tab.wait_for_selector(f'#check-summary:has-text("tree {tree}")', timeout=60_000)
+    rows = tab.locator("details.check")
+    return {rows.nth(i).get_attribute("data-check"): rows.nth(i).get_attribute("data-status")
+            for i in range(rows.count())}
+
+
+def test_the_starter_shows_exactly_checks_3_4_5_red(page: Any, live_url: str) -> None:
+    """Running the starter's checks shows 3, 4 and 5 failed, and a diagram opens on click."""
+    shown = run_checks(page, live_url, "starter")
+    assert {k for k, v in shown.items() if k.isdigit() and v == "fail"} == {"3", "4", "5"}
+    assert page.locator('details[data-check="3"] .mark').inner_text() == "✗ FAIL"
+    page.click('details[data-check="3"] summary')
+    diagram = page.locator('details[data-check="3"] figure.sequence svg')
+    assert diagram.is_visible()
+    screenshot(page, "checks-starter", docs=True)
+
+
+def test_the_solution_shows_six_green(page: Any, live_url: str) -> None:
+    """Running the solution's checks shows all six passed and a replay in check 3's diagram."""
+    shown = run_checks(page, live_url, "solution")
+    assert [shown[str(n)] for n in range(1, 7)] == ["pass"] * 6
+    assert "6 passed, 0 failed" in page.locator("#check-summary").inner_text()
+    page.click('details[data-check="3"] summary')
+    replay = page.locator('details[data-check="3"] g.arrow.replay').first
+    assert "REPLAY" in replay.inner_html()
+    screenshot(page, "checks-solution")
+
+
+def send(tab: Any, client_id: str, *, fail: bool = False) -> str:
+    """Send a message from the runs form; return the id of the run it made or found."""
+    tab.fill("#send-client-id", client_id)
+    if fail:
+        tab.check("#send-fail")
+    tab.click("#send")
+    tab.wait_for_selector('#last-outcome:has-text("202")')
+    found = re.search(r"run (\w{26})", tab.locator("#last-outcome").inner_text())
+    assert found, "the outcome names the run"
+    return found.group(1)
+
+
+def test_a_duplicate_gets_the_same_run_id(page: Any, live_url: str) -> None:
+    """On the solution, sending the same clientMessageId again shows the same run id."""
+    page.goto(f"{live_url}/runs/solution")
+    run_id = send(page, "dup-1")
+    page.click(f'tr[data-run="{run_id}"] button.again')
+    page.wait_for_selector(f'#last-outcome:has-text("same run id {run_id}")')
+    assert page.locator(f'tr[data-run="{run_id}"]').count() == 1
+    screenshot(page, "runs-duplicate")
+
+
+def test_force_done_to_running_is_refused_on_the_solution(page: Any, live_url: str) -> None:
+    """A done run forced back to running stays done, and the refusal is shown in red text."""
+    page.goto(f"{live_url}/runs/solution")
+    run_id = send(page, "force-1")
+    row = f'tr[data-run="{run_id}"]'
+    page.click(f'{row} button.move[data-target="running"]')
+    page.wait_for_selector(f'{row}[data-status="running"]')
+    page.click(f'{row} button.move[data-target="done"]')
+    page.wait_for_selector(f'{row}[data-status="done"]')
+    page.click(f"{row} button.force")
+    page.wait_for_selector('#last-outcome:has-text("REFUSED")')
+    assert page.locator(row).get_attribute("data-status") == "done"
+    assert "refused ×1" in page.locator('g[data-edge="done-running"]').inner_html()
+    screenshot(page, "runs-refused", docs=True)
+
+
+def test_a_demo_run_reaches_done_with_its_messages_in_order(page: Any, live_url: str) -> None:
+    """With the demo executor on, the row turns done live and the strip reads seq 0..n."""
+    page.goto(f"{live_url}/runs/starter")
+    page.select_option("#demo-pace", "normal")
+    page.click("#demo-on")
+    page.wait_for_selector('#executor-state:has-text("on")')
+    run_id = send(page, "demo-1")
+    page.wait_for_selector(f'tr[data-run="{run_id}"][data-status="streaming"]')
+    screenshot(page, "runs-live", docs=True)
+    page.wait_for_selector(f'tr[data-run="{run_id}"][data-status="done"]', timeout=30_000)
+    page.wait_for_selector('#runs-live[data-moving="no"]')
+    page.click(f'tr[data-run="{run_id}"] a')
+    page.wait_for_selector('#run-status:has-text("done")')
+    seqs = [int(s) for s in page.locator(".strip .cell.message").evaluate_all(
+        "cells => cells.map(c => c.dataset.seq)")]
+    assert seqs == list(range(len(seqs))) and len(seqs) > 2
+    screenshot(page, "run-detail", docs=True)
+    page.goto(f"{live_url}/runs/starter")
+    page.click("#demo-off")
+    page.wait_for_selector('#executor-state:has-text("off")')
+
+
+def test_the_diff_and_database_views_render(page: Any, live_url: str) -> None:
+    """The diff shows hunks under checks 3, 4 and 5; the database view explains its absence."""
+    page.goto(f"{live_url}/diff")
+    assert page.locator("article.diff-check").count() >= 3
+    screenshot(page, "diff", docs=True)
+    page.goto(f"{live_url}/database")
+    assert page.locator("#no-database").is_visible()
+    screenshot(page, "database")

@@ -1,0 +1,47 @@
+"""The diff view groups hunks under their checks; the database view needs Postgres."""
+
+from __future__ import annotations
+
+import re
+
+from flask.testing import FlaskClient
+
+from labs.diff import tree_diff
+
+from .conftest import make_app
+from .helpers import HTMX
+
+
+def test_the_diff_shows_every_hunk_under_its_check(client: FlaskClient) -> None:
+    """Each check with a TODO gets a heading, and under it one block per hunk."""
+    page = client.get("/diff").text
+    expected = tree_diff()
+    shown = dict(re.findall(r'data-check="(\d)">(.*?)</article>', page, re.S))
+    assert set(shown) == {str(n) for n in expected}
+    for number, hunks in expected.items():
+        assert shown[str(number)].count('class="hunk"') == len(hunks)
+        for hunk in hunks:
+            assert hunk.path in shown[str(number)]
+
+
+def test_the_diff_fragment_comes_alone_for_htmx(client: FlaskClient) -> None:
+    """An htmx request gets the hunks without the layout."""
+    fragment = client.get("/diff", headers=HTMX).text
+    assert fragment.lstrip().startswith('<section id="diff"') and "<html" not in fragment
+
+
+def test_without_a_database_the_view_says_how_to_configure_one(client: FlaskClient) -> None:
+    """No DATABASE_URL: a notice naming it, as page and as fragment, not an error."""
+    page = client.get("/database")
+    assert page.status_code == 200 and "No database configured" in page.text
+    assert "DATABASE_URL" in page.text
+    fragment = client.get("/database", headers=HTMX).text
+    assert "<html" not in fragment and 'id="no-database"' in fragment
+
+
+def test_an_unreachable_database_is_a_notice_not_a_traceback() -> None:
+    """A DATABASE_URL nobody answers on gives a readable notice and a 200."""
+    for app in make_app(DATABASE_URL="postgresql://lab:lab@127.0.0.1:1/lab"):
+        answer = app.test_client().get("/database")
+        assert answer.status_code == 200
+        assert "Postgres did not answer" in answer.text and "Traceback" not in answer.text

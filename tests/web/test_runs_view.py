@@ -1,0 +1,169 @@
+"""The runs view: the lesson's buttons go through each tree's own code and show the outcome."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from flask.testing import FlaskClient
+
+from .helpers import HTMX, form_error, last_outcome, run_ids, send, status_of
+
+TREES = ["starter", "solution"]
+# What each tree does with the lesson's provocations: the starter lets them through.
+LETS_IT_THROUGH = {"starter": True, "solution": False}
+
+
+def finish(client: FlaskClient, tree: str, run_id: str) -> str:
+    """Move a run pending -> running -> done with the buttons; return the fragment."""
+    client.post(f"/runs/{tree}/{run_id}/advance", data={"target": "running"}, headers=HTMX)
+    return client.post(f"/runs/{tree}/{run_id}/advance", data={"target": "done"},
+                       headers=HTMX).text
+
+
+def wait_for(client: FlaskClient, url: str, pattern: str, seconds: float = 20) -> str:
+    """Poll url like the page does until pattern shows up; return that page."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        page = client.get(url, headers=HTMX).text
+        if re.search(pattern, page):
+            return page
+        time.sleep(0.05)
+    raise AssertionError(f"{pattern!r} never appeared at {url}")
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_the_runs_page_and_its_live_fragment_render(client: FlaskClient, tree: str) -> None:
+    """The page has the controls and the graph; the fragment is the live section alone."""
+    page = client.get(f"/runs/{tree}").text
+    assert "<html" in page and "preview of day 9" in page and 'data-state="pending"' in page
+    fragment = client.get(f"/runs/{tree}", headers=HTMX).text
+    assert '<section id="runs-live"' in fragment and "<html" not in fragment
+
+
+def test_runs_without_a_tree_start_on_the_starter(client: FlaskClient) -> None:
+    """/runs sends the learner to the starter's bench."""
+    assert client.get("/runs").headers["Location"].endswith("/runs/starter")
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_sending_the_same_message_again(client: FlaskClient, tree: str) -> None:
+    """The solution answers a retry with the same run id; the starter makes a second run."""
+    run_id, _ = send(client, tree)
+    page = client.post(f"/runs/{tree}/{run_id}/again", headers=HTMX).text
+    assert len(run_ids(page)) == (2 if LETS_IT_THROUGH[tree] else 1)
+    assert ("NEW run" if LETS_IT_THROUGH[tree] else f"same run id {run_id}") in last_outcome(page)
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_concurrent_duplicates(client: FlaskClient, tree: str) -> None:
+    """Eight identical requests at once: one run on the solution, eight on the starter."""
+    page = client.post(f"/runs/{tree}/burst", data={"message": "hi", "copies": "8"},
+                       headers=HTMX).text
+    assert len(run_ids(page)) == (8 if LETS_IT_THROUGH[tree] else 1)
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_forcing_done_back_to_running(client: FlaskClient, tree: str) -> None:
+    """The starter lets done -> running through (shown as illegal); the solution refuses it."""
+    run_id, _ = send(client, tree)
+    assert status_of(finish(client, tree, run_id), run_id) == "done"
+    page = client.post(f"/runs/{tree}/{run_id}/force", headers=HTMX).text
+    if LETS_IT_THROUGH[tree]:
+        assert status_of(page, run_id) == "running"
+        assert "WENT THROUGH" in last_outcome(page)
+        assert 'data-edge="done-running"' in page and "forbidden, went through ×1" in page
+    else:
+        assert status_of(page, run_id) == "done"
+        assert "REFUSED" in last_outcome(page) and "IllegalTransitionError" in last_outcome(page)
+        assert 'data-edge="done-running"' in page and "✗ refused ×1" in page
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_appending_a_duplicate_seq(client: FlaskClient, tree: str) -> None:
+    """The starter stores a second seq 0; the solution refuses it, leaving one message."""
+    run_id, _ = send(client, tree)
+    page = client.post(f"/runs/{tree}/{run_id}/duplicate-seq", headers=HTMX).text
+    messages = re.search(rf'data-run="{run_id}".*?<td>(\d+)</td>', page, re.S)
+    assert messages is not None
+    assert int(messages.group(1)) == (2 if LETS_IT_THROUGH[tree] else 1)
+    assert ("STORED TWICE" if LETS_IT_THROUGH[tree] else "REFUSED") in last_outcome(page)
+
+
+def test_moves_are_counted_on_the_graph_edges(client: FlaskClient) -> None:
+    """Two runs finished by hand show ×2 on pending -> running and on running -> done."""
+    for client_id in ("a", "b"):
+        run_id, _ = send(client, "solution", client_id=client_id)
+        page = finish(client, "solution", run_id)
+    for edge in ("pending-running", "running-done"):
+        drawn = re.search(rf'data-edge="{edge}">.*?</g>', page, re.S)
+        assert drawn is not None and "×2" in drawn.group(0)
+    assert re.search(r'data-state="done">.*?2 runs', page, re.S)
+
+
+@pytest.mark.parametrize(("field", "value", "complaint"), [
+    ("copies", "abc", "whole number"), ("copies", "1", "between 2 and 32"),
+    ("copies", "99", "between 2 and 32"), ("message", "", "message is required"),
+])
+def test_bad_burst_input_is_a_visible_error(client: FlaskClient, field: str, value: str,
+                                            complaint: str) -> None:
+    """A wrong field is named in a 400 the page shows, and nothing is sent."""
+    data = {"message": "hi", "copies": "4", field: value}
+    answer = client.post("/runs/solution/burst", data=data, headers=HTMX)
+    assert answer.status_code == 400
+    assert complaint in form_error(answer.text)
+    assert run_ids(answer.text) == []
+
+
+def test_a_move_the_state_does_not_offer_is_refused_with_the_choices(
+        client: FlaskClient) -> None:
+    """pending -> done is not a button; posting it anyway names the allowed moves."""
+    run_id, _ = send(client, "solution")
+    answer = client.post(f"/runs/solution/{run_id}/advance", data={"target": "done"},
+                         headers=HTMX)
+    assert answer.status_code == 400
+    assert "cancelled, failed, running" in form_error(answer.text)
+    assert status_of(answer.text, run_id) == "pending"
+
+
+@pytest.mark.parametrize("url", ["/runs/nowhere", "/runs/solution/NOSUCHRUN"])
+def test_unknown_trees_and_runs_are_404_with_a_reason(client: FlaskClient, url: str) -> None:
+    """A wrong address names what does not exist."""
+    answer = client.get(url)
+    assert answer.status_code == 404 and "no " in form_error(answer.text)
+
+
+def test_buttons_on_an_unknown_run_are_a_visible_error(client: FlaskClient) -> None:
+    """Pressing a run's button for a run this bench never sent is a 400 naming it."""
+    answer = client.post("/runs/solution/NOSUCHRUN/force", headers=HTMX)
+    assert answer.status_code == 400 and "NOSUCHRUN" in form_error(answer.text)
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_the_demo_executor_plays_a_run_to_done_in_seq_order(client: FlaskClient,
+                                                             tree: str) -> None:
+    """With the executor on, a new run reaches done with messages seq 0..n and polling stops."""
+    client.post(f"/runs/{tree}/demo", data={"switch": "on", "pace": "fast"}, headers=HTMX)
+    run_id, page = send(client, tree, client_id="demo")
+    assert 'hx-trigger="every' in page  # something is about to move: the table polls
+    detail = wait_for(client, f"/runs/{tree}/{run_id}", r'data-status="done"')
+    seqs = [int(s) for s in re.findall(r'data-seq="(\d+)" data-kind="message"', detail)]
+    assert seqs == list(range(len(seqs))) and len(seqs) > 2
+    live = wait_for(client, f"/runs/{tree}", r'data-moving="no"')
+    assert 'hx-trigger="every' not in live
+
+
+def test_a_run_sent_to_fail_ends_failed(client: FlaskClient) -> None:
+    """The "make it fail" box makes the demo executor end the run in failed."""
+    client.post("/runs/solution/demo", data={"switch": "on", "pace": "fast"}, headers=HTMX)
+    run_id, _ = send(client, "solution", client_id="doomed", fail="on")
+    detail = wait_for(client, f"/runs/solution/{run_id}", r'data-status="(failed|done)"')
+    assert 'data-status="failed"' in detail
+
+
+def test_nothing_polls_while_the_executor_is_off(client: FlaskClient) -> None:
+    """A pending run with the executor off does not move, so the page does not poll."""
+    send(client, "solution")
+    page = client.get("/runs/solution", headers=HTMX).text
+    assert 'data-moving="no"' in page and 'hx-trigger="every' not in page

@@ -1,0 +1,54 @@
+"""The lab bench: a Flask + htmx dashboard that runs the checks and shows runs moving."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, redirect, url_for
+from htmx_flask import Htmx  # type: ignore[import-untyped]
+from jinja2 import StrictUndefined
+from werkzeug.wrappers import Response
+
+from .lab import Lab
+from .safety import register_safety
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the dashboard; test_config overrides the defaults and the environment."""
+    app = Flask(__name__)
+    app.config.from_mapping(
+        DATABASE_URL=os.environ.get("DATABASE_URL") or None,
+        # A learner's infinite loop ends here: the check process is killed after this long.
+        CHECK_TIMEOUT=float(os.environ.get("WEB_CHECK_TIMEOUT", "60")),
+        # Seconds between two steps of the demo executor: slow enough to watch.
+        DEMO_PACE=float(os.environ.get("WEB_DEMO_PACE", "0.8")),
+        DEMO_CHUNKS=4,
+        # Tree name -> what `python -m labs check --tree` gets (a name or a path).
+        TREES={"starter": "starter", "solution": "solution"},
+    )
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    if app.testing:
+        # A partial rendered without a variable it needs fails the test, not the learner.
+        app.jinja_env.undefined = StrictUndefined
+    Htmx(app)
+    lab = Lab(app.config)
+    app.extensions["mini_koda_lab"] = lab
+    register_safety(app)
+    _register_views(app)
+
+    @app.get("/")
+    def index() -> Response:
+        """The checks are where a learner starts."""
+        return redirect(url_for("checks.page"))
+
+    return app
+
+
+def _register_views(app: Flask) -> None:
+    from .views import checks, database, diff, run_actions, run_detail, runs
+
+    for module in (checks, runs, run_actions, run_detail, diff, database):
+        app.register_blueprint(module.bp)

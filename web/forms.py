@@ -1,0 +1,44 @@
+"""Reading form fields, with a FormError naming the field when one is wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from flask import request
+
+from .safety import FormError
+
+
+def text(name: str, *, required: bool = True, limit: int = 500) -> str:
+    """A trimmed text field, at most limit characters."""
+    value = request.form.get(name, "").strip()
+    if required and not value:
+        raise FormError(name, f"{name} is required")
+    if len(value) > limit:
+        raise FormError(name, f"{name} is {len(value)} characters; at most {limit}")
+    return value
+
+
+def number(name: str, low: int, high: int) -> int:
+    """A whole number between low and high inclusive."""
+    raw = request.form.get(name, "").strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        raise FormError(name, f"{name} must be a whole number, not {raw!r}") from None
+    if not low <= value <= high:
+        raise FormError(name, f"{name} must be between {low} and {high}, not {value}")
+    return value
+
+
+def choice(name: str, choices: Sequence[str]) -> str:
+    """One of the given choices."""
+    value = request.form.get(name, "")
+    if value not in choices:
+        raise FormError(name, f"{name} must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
+def flag(name: str) -> bool:
+    """A checkbox: present means on."""
+    return request.form.get(name) in ("on", "1", "true", "yes")

@@ -1,0 +1,111 @@
+"""Sending messages through a tree's gateway, the way a client (or a retrying one) would."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from flask import Flask
+
+from .journal import Entry, Journal
+from .outcome import Outcome
+from .safety import FormError
+
+
+class Intake:
+    """The gateway side of a bench: POST /sessions and POST /chat through the tree's app."""
+
+    name: str
+    gateway: Flask
+    journal: Journal
+    will_fail: set[str]
+    _requests: dict[str, dict[str, str]]  # run id -> the body that created it
+    _session_id: str | None
+    _lock: threading.Lock
+
+    last: Outcome | None
+
+    def _remember(self, outcome: Outcome) -> Outcome:
+        self.last = outcome
+        return outcome
+
+    def _post_chat(self, body: dict[str, str]) -> tuple[int, dict[str, Any], bool]:
+        answer = self.gateway.test_client().post("/chat", json=body)
+        replayed = answer.headers.get("Idempotent-Replayed") == "true"
+        return answer.status_code, answer.get_json(silent=True) or {}, replayed
+
+    def _session(self) -> str:
+        with self._lock:
+            if self._session_id is None:
+                answer = self.gateway.test_client().post(
+                    "/sessions", json={"userId": "dashboard", "title": f"{self.name} bench"})
+                self._session_id = str(answer.get_json()["sessionId"])
+            return self._session_id
+
+    def _record_answer(self, body: dict[str, str], status: int, answer: dict[str, Any],
+                       replayed: bool) -> str | None:
+        run_id = answer.get("runId")
+        if status != 202 or not run_id:
+            return None
+        with self._lock:
+            self._requests.setdefault(run_id, body)
+        outcome = "replayed" if replayed else "accepted"
+        detail = "same request again: the existing run came back" if replayed else "new run"
+        self.journal.add(Entry(run_id, "gateway", "create", outcome, detail, target="pending"))
+        return str(run_id)
+
+    def send(self, message: str, client_message_id: str, fail: bool) -> Outcome:
+        """POST /chat once; fail marks the run for the demo executor to fail."""
+        body = {"sessionId": self._session(), "message": message}
+        if client_message_id:
+            body["clientMessageId"] = client_message_id
+        status, answer, replayed = self._post_chat(body)
+        run_id = self._record_answer(body, status, answer, replayed)
+        if run_id is None:
+            return self._remember(Outcome("refused", f"the gateway answered {status}: "
+                                          f"{answer.get('message', answer)}"))
+        if fail:
+            self.will_fail.add(run_id)
+        said = "replayed the existing run" if replayed else "created"
+        return self._remember(Outcome("ok", f"202: {said} run {run_id}"))
+
+    def send_again(self, run_id: str) -> Outcome:
+        """Repeat the exact request that created run_id, as a client retry would."""
+        body = self._request_of(run_id)
+        status, answer, replayed = self._post_chat(body)
+        again = self._record_answer(body, status, answer, replayed)
+        if again == run_id:
+            return self._remember(Outcome("ok", f"same request again → same run id {run_id}"
+                                          " (replayed, nothing inserted)"))
+        if again is None:
+            return self._remember(Outcome("refused", f"the gateway answered {status}: "
+                                          f"{answer.get('message', answer)}"))
+        return self._remember(Outcome("warn", f"same request again → a NEW run {again}: "
+                                      f"the retry was not recognised (first was {run_id})"))
+
+    def burst(self, message: str, copies: int) -> Outcome:
+        """Send copies identical requests at once, from as many threads."""
+        body = {"sessionId": self._session(), "message": message,
+                "clientMessageId": f"burst-{uuid.uuid4().hex[:8]}"}
+        start = threading.Barrier(copies)
+
+        def post(_: int) -> str | None:
+            start.wait()
+            return self._record_answer(body, *self._post_chat(body))
+
+        with ThreadPoolExecutor(copies) as pool:
+            run_ids = list(pool.map(post, range(copies)))
+        distinct = {r for r in run_ids if r}
+        text = f"{copies} concurrent duplicates → {len(distinct)} run(s)"
+        if len(distinct) == 1:
+            return self._remember(Outcome("ok", text + f": all got {distinct.pop()}"))
+        return self._remember(Outcome("warn", text + ": one message became several runs"))
+
+    def _request_of(self, run_id: str) -> dict[str, str]:
+        with self._lock:
+            if run_id not in self._requests:
+                raise FormError("run", f"no run {run_id!r} was sent from this bench")
+            return dict(self._requests[run_id])
+

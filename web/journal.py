@@ -1,0 +1,75 @@
+"""What happened to each run, as the dashboard saw it.
+
+The Store keeps a run's current status and no history, and it never
+records what it refused; the dashboard writes down every attempt it makes
+(and the demo executor's) so the graph and the timeline can show both.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+# accepted: the store took it. refused: the store raised. replayed: the same run came back.
+# illegal: the store took a move the lesson's allowlist forbids (the starter's bug, made visible).
+# duplicate: the store took a second message at a seq it already had.
+OUTCOMES = ("accepted", "refused", "replayed", "illegal", "duplicate")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One attempt on one run."""
+
+    run_id: str
+    actor: str  # gateway, demo worker, dashboard
+    action: str  # create, transition, message
+    outcome: str
+    detail: str
+    source: str | None = None
+    target: str | None = None
+    seq: int | None = None
+    at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def time(self) -> str:
+        """Wall-clock time with milliseconds, for the timeline."""
+        return self.at.strftime("%H:%M:%S.%f")[:-3]
+
+    @property
+    def went_wrong(self) -> bool:
+        """True for the outcomes the lesson is about: refused, illegal or duplicate."""
+        return self.outcome in ("refused", "illegal", "duplicate")
+
+
+class Journal:
+    """Entries in the order they were written, safe across threads."""
+
+    def __init__(self) -> None:
+        self._entries: list[Entry] = []
+        self._lock = threading.Lock()
+
+    def add(self, entry: Entry) -> Entry:
+        """Append one entry and return it."""
+        with self._lock:
+            self._entries.append(entry)
+        return entry
+
+    def entries(self, run_id: str | None = None) -> list[Entry]:
+        """Every entry, or only those of one run, oldest first."""
+        with self._lock:
+            found = list(self._entries)
+        return [e for e in found if run_id is None or e.run_id == run_id]
+
+    def recent(self, limit: int = 12) -> list[Entry]:
+        """The newest entries, newest first."""
+        return list(reversed(self.entries()[-limit:]))
+
+    def edge_counts(self) -> dict[tuple[str, str], Counter[str]]:
+        """For each (from, to) transition attempted, how many ended in each outcome."""
+        counts: dict[tuple[str, str], Counter[str]] = {}
+        for entry in self.entries():
+            if entry.action == "transition" and entry.source and entry.target:
+                counts.setdefault((entry.source, entry.target), Counter())[entry.outcome] += 1
+        return counts

@@ -1,0 +1,59 @@
+"""The dashboard's state: one bench per tree, and the last check run per tree and store."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from flask import abort, current_app
+
+from .bench import Bench
+from .checks_run import CheckRun
+
+
+class Lab:
+    """Everything the views share, created once per app."""
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        self.trees: dict[str, str] = dict(config["TREES"])
+        self.database_url: str | None = config["DATABASE_URL"]
+        self.check_timeout: float = config["CHECK_TIMEOUT"]
+        self.demo_pace: float = config["DEMO_PACE"]
+        self.demo_chunks: int = config["DEMO_CHUNKS"]
+        self.check_runs: dict[tuple[str, str], CheckRun] = {}
+        self._benches: dict[str, Bench] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def stores(self) -> list[str]:
+        """The stores the checks can run on here: postgres only when configured."""
+        return ["memory", "postgres"] if self.database_url else ["memory"]
+
+    def tree_spec(self, name: str) -> str:
+        """Return what to import for a tree name, or answer 404 naming the choices."""
+        if name not in self.trees:
+            abort(404, f"no tree named {name!r}: choose one of {', '.join(self.trees)}")
+        return self.trees[name]
+
+    def bench(self, name: str) -> Bench:
+        """Return the tree's bench, opening it (and its store) on first use."""
+        spec = self.tree_spec(name)
+        with self._lock:
+            if name not in self._benches:
+                self._benches[name] = Bench(name, spec, self.database_url,
+                                            pace=self.demo_pace, chunks=self.demo_chunks)
+            return self._benches[name]
+
+    def close(self) -> None:
+        """Stop every demo executor (their threads must not outlive the app)."""
+        with self._lock:
+            benches = list(self._benches.values())
+        for bench in benches:
+            bench.executor.stop()
+
+
+def lab() -> Lab:
+    """The current app's Lab."""
+    found: Lab = current_app.extensions["mini_koda_lab"]
+    return found

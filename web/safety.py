@@ -1,0 +1,50 @@
+"""Refusing cross-site writes, and turning bad input into visible errors, never a 500."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import Flask, abort, render_template, request
+from htmx_flask import request as htmx_request  # type: ignore[import-untyped]
+from werkzeug.exceptions import HTTPException
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# What a browser says about a request the page itself made, or one the user typed.
+SAME_SITE = frozenset({"same-origin", "none"})
+
+
+class FormError(Exception):
+    """A form field is missing or wrong; the message names the field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+
+def refuse_cross_site() -> None:
+    """Abort a state-changing request that another site's page sent.
+
+    Browsers mark every request with Sec-Fetch-Site and send Origin on POSTs;
+    either one naming another site is enough to refuse.
+    """
+    if request.method in SAFE_METHODS:
+        return
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    if fetch_site and fetch_site not in SAME_SITE:
+        abort(403, f"refused a {fetch_site} request: changes must come from this dashboard")
+    origin = request.headers.get("Origin")
+    if origin and urlsplit(origin).netloc != request.host:
+        abort(403, f"refused a request from {origin}: changes must come from this dashboard")
+
+
+def register_safety(app: Flask) -> None:
+    """Install the origin check and the error pages."""
+    app.before_request(refuse_cross_site)
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> tuple[str, int]:
+        template = "partials/error.html" if htmx_request.htmx else "error.html"
+        status = error.code or 500
+        return render_template(template, status=status, title=error.name,
+                               reason=error.description or ""), status

@@ -1,0 +1,111 @@
+"""Laying out a check's trace as a sequence diagram: lanes across, arrows down.
+
+Only geometry lives here; templates/partials/sequence.html draws it as SVG.
+Replays and refusals get their own line style, marker and a text tag, so
+they read as such without colour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labs.trace import LANES
+
+LANE_GAP = 190
+LEFT = 110
+TOP = 110  # below the legend and the lane heads
+ROW = 30
+WIDTH = LEFT + LANE_GAP * (len(LANES) - 1) + 120
+CHAR_WIDTH = 6.4  # 11px monospace, roughly
+MAX_ARROWS = 120
+
+# What each kind of arrow says in words, before its label.
+TAGS = {"call": "", "ok": "", "replay": "↺ REPLAY ", "refused": "✗ REFUSED ", "error": "‼ ERROR "}
+LEGEND_WORDS = [
+    ("call", "call"),
+    ("ok", "answer"),
+    ("replay", "↺ replayed answer (same run, nothing inserted)"),
+    ("refused", "✗ refused (error raised, or 4xx)"),
+]
+
+
+def _legend() -> list[tuple[str, str, int, int]]:
+    """Each legend entry with its x and y: a sample arrow, its words, a gap; wraps once full."""
+    placed, x, y = [], 10, 14
+    for kind, words in LEGEND_WORDS:
+        width = 48 + round(len(words) * CHAR_WIDTH) + 22
+        if x + width > WIDTH:
+            x, y = 10, y + 18
+        placed.append((kind, words, x, y))
+        x += width
+    return placed
+
+
+LEGEND = _legend()
+
+
+@dataclass(frozen=True)
+class Arrow:
+    """One event: a horizontal arrow from one lane to another at height y."""
+
+    step: int
+    y: int
+    x1: int
+    x2: int
+    kind: str
+    label: str  # clipped to fit; the full text is in title
+    title: str
+
+    @property
+    def tag(self) -> str:
+        """The words that mark a replay, a refusal or an error."""
+        return TAGS.get(self.kind, "")
+
+    @property
+    def text_x(self) -> int:
+        """Labels start just right of the arrow's left end."""
+        return min(self.x1, self.x2) + 8
+
+
+@dataclass(frozen=True)
+class Diagram:
+    """A whole sequence diagram: size, lane positions, arrows, and what was left out."""
+
+    width: int
+    height: int
+    lanes: list[tuple[str, int]]
+    arrows: list[Arrow]
+    omitted: int
+    legend: list[tuple[str, str, int, int]]
+
+    @property
+    def lane_bottom(self) -> int:
+        """Where the lane lines end."""
+        return self.height - 10
+
+    def has(self, kind: str) -> bool:
+        """True when some arrow is of this kind (a replay, a refusal…)."""
+        return any(a.kind == kind for a in self.arrows)
+
+
+def lane_x(lane: str) -> int:
+    """The x of a lane's vertical line; unknown lanes go to the client's."""
+    index = LANES.index(lane) if lane in LANES else 0
+    return LEFT + index * LANE_GAP
+
+
+def draw_sequence(events: list[dict[str, str]]) -> Diagram:
+    """Lay out the events of one trace, in order, one arrow per row."""
+    arrows = []
+    for step, event in enumerate(events[:MAX_ARROWS], start=1):
+        x1, x2 = lane_x(event["source"]), lane_x(event["target"])
+        if x1 == x2:  # a lane talking to itself: a short arrow to the right
+            x2 = x1 + 40
+        kind = event["kind"] if event["kind"] in TAGS else "call"
+        full = TAGS[kind] + event["label"]
+        room = int((WIDTH - 8 - (min(x1, x2) + 8)) / CHAR_WIDTH)
+        label = full if len(full) <= room else full[: room - 1] + "…"
+        arrows.append(Arrow(step, TOP + step * ROW, x1, x2, kind, label, full))
+    height = TOP + (len(arrows) + 1) * ROW
+    return Diagram(WIDTH, height, [(lane, lane_x(lane)) for lane in LANES], arrows,
+                   omitted=max(0, len(events) - MAX_ARROWS), legend=LEGEND)

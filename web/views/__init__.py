@@ -1,0 +1,1 @@
+"""The dashboard's views, one blueprint per module."""

@@ -1,0 +1,61 @@
+"""The checks view: run the six (and the extras) on a tree and a store, see every trace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from ..checks_run import run_in_subprocess
+from ..lab import lab
+from ..render import render_view
+
+bp = Blueprint("checks", __name__, url_prefix="/checks")
+
+
+def checks_context(tree: str, store: str, error: str = "") -> dict[str, Any]:
+    """What the page and the results fragment show for one tree and store."""
+    the_lab = lab()
+    return {
+        "trees": list(the_lab.trees), "stores": the_lab.stores,
+        "tree": tree, "store": store, "error": error,
+        "run": the_lab.check_runs.get((tree, store)),
+        "postgres_configured": the_lab.database_url is not None,
+        "timeout": the_lab.check_timeout,
+    }
+
+
+def _chosen(source: Any) -> tuple[str, str, str]:
+    """The tree and store asked for, falling back to starter/memory with an error."""
+    the_lab = lab()
+    tree, store = source.get("tree", "starter"), source.get("store", "memory")
+    if tree not in the_lab.trees:
+        choices = ", ".join(the_lab.trees)
+        return "starter", "memory", f"tree must be one of {choices}, not {tree!r}"
+    if store not in the_lab.stores:
+        why = "" if the_lab.database_url else " (postgres needs DATABASE_URL to be set)"
+        choices = ", ".join(the_lab.stores)
+        return tree, "memory", f"store must be one of {choices}{why}, not {store!r}"
+    return tree, store, ""
+
+
+@bp.get("")
+def page() -> Response:
+    """The checks page, with the last results for the chosen tree and store."""
+    tree, store, error = _chosen(request.args)
+    return render_view("checks.html", "partials/check_results.html",
+                       checks_context(tree, store, error), 400 if error else 200)
+
+
+@bp.post("/run")
+def run() -> Response:
+    """Run the checks in a child process and show the results."""
+    the_lab = lab()
+    tree, store, error = _chosen(request.form)
+    if error:
+        return render_view("checks.html", "partials/check_results.html",
+                           checks_context(tree, store, error), 400)
+    the_lab.check_runs[(tree, store)] = run_in_subprocess(
+        tree, the_lab.tree_spec(tree), store, database_url=the_lab.database_url,
+        timeout=the_lab.check_timeout)
+    return render_view("checks.html", "partials/check_results.html", checks_context(tree, store))

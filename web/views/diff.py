@@ -1,0 +1,37 @@
+"""The diff view: starter against solution, hunk by hunk, under the check each serves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response
+
+from labs.checks import CHECKS
+
+from ..lab import lab
+from ..render import render_view
+
+bp = Blueprint("diff", __name__, url_prefix="/diff")
+TITLES = {check.number: check.title for check in CHECKS}
+
+
+def diff_context() -> dict[str, Any]:
+    """The hunks grouped by check, or the reason there are none."""
+    trees = lab().trees
+    try:
+        from labs.diff import tree_diff
+        from labs.trees import tree_root
+
+        by_check = tree_diff(tree_root(trees["starter"]), tree_root(trees["solution"]))
+    except Exception as error:  # a tree mid-edit may not parse; say so instead of failing
+        return {"groups": [], "error": f"the diff could not be made: {type(error).__name__}: "
+                f"{error}"}
+    groups = [(number, TITLES.get(number, f"check {number}"), hunks)
+              for number, hunks in by_check.items()]
+    return {"groups": groups, "error": ""}
+
+
+@bp.get("")
+def page() -> Response:
+    """Every hunk, under its check."""
+    return render_view("diff.html", "partials/diff_hunks.html", diff_context())

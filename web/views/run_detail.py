@@ -1,0 +1,36 @@
+"""One run: its transition timeline and its messages as a strip ordered by seq."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, abort
+
+from ..bench import MOVING
+from ..lab import lab
+from ..render import render_view
+from ..strip import message_strip
+
+bp = Blueprint("run_detail", __name__, url_prefix="/runs/<tree>")
+
+
+def run_context(tree: str, run_id: str) -> dict[str, Any]:
+    """What the run page and its fragment show."""
+    bench = lab().bench(tree)
+    if run_id not in bench.run_ids():
+        abort(404, f"no run {run_id!r} was sent from the {tree} bench")
+    run = bench.store.get_run(run_id)
+    entries = bench.journal.entries(run_id)
+    status = str(run.status)
+    return {
+        "tree": tree, "trees": list(lab().trees), "bench": bench, "run": run,
+        "status": status, "entries": entries,
+        "strip": message_strip(bench.store.messages_for_run(run_id), entries),
+        "moving": status in MOVING and bench.executor.active,
+    }
+
+
+@bp.get("/<run_id>")
+def page(tree: str, run_id: str) -> Response:
+    """The run page; polled as a fragment while the run is moving."""
+    return render_view("run.html", "partials/run_body.html", run_context(tree, run_id))

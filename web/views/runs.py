@@ -1,0 +1,48 @@
+"""The runs view: the state machine with its counts, and a live table of runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, redirect, url_for
+
+from ..bench import LESSON_ALLOWED
+from ..lab import lab
+from ..render import render_view
+from ..state_graph import draw_graph
+
+bp = Blueprint("runs", __name__, url_prefix="/runs")
+# Multiples of the configured DEMO_PACE, so tests can make every pace fast.
+PACES = {"fast": 0.25, "normal": 1.0, "slow": 2.5}
+
+
+def runs_context(tree: str, error: str = "") -> dict[str, Any]:
+    """What the runs page and its live fragment show for one tree's bench."""
+    the_lab = lab()
+    bench = the_lab.bench(tree)
+    rows = bench.rows()
+    graph = draw_graph(LESSON_ALLOWED, bench.state_counts(rows), bench.journal.edge_counts())
+    return {
+        "tree": tree, "trees": list(the_lab.trees), "bench": bench, "rows": rows,
+        "graph": graph, "moving": bench.moving(rows), "journal": bench.journal.recent(),
+        "error": error, "executor": bench.executor,
+        "paces": {name: round(factor * the_lab.demo_pace, 3) for name, factor in PACES.items()},
+    }
+
+
+def render_runs(tree: str, error: str = "") -> Response:
+    """The runs page, or its live fragment for htmx (polls and buttons alike)."""
+    return render_view("runs.html", "partials/runs_live.html", runs_context(tree, error),
+                       400 if error else 200)
+
+
+@bp.get("")
+def index() -> Response:
+    """The starter's bench first: that is where the bugs show."""
+    return redirect(url_for("runs.page", tree="starter"))  # type: ignore[return-value]
+
+
+@bp.get("/<tree>")
+def page(tree: str) -> Response:
+    """The runs page for a tree (or its live fragment, which is what polling asks for)."""
+    return render_runs(tree)
