@@ -10,6 +10,13 @@ import sys
 COMMAND_MODULES = [
     "labs.commands.check",
     "labs.commands.typecheck",
+    "labs.commands.diff",
+    "labs.commands.drift",
+    "labs.commands.grade",
+    "labs.commands.watch",
+    "labs.commands.race",
+    "labs.commands.bench",
+    "labs.commands.constraints",
 ]
 
 

@@ -1,0 +1,41 @@
+"""python -m labs drift: check that starter and solution differ only inside the regions."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..drift import behaviour_drift, tree_drift
+from ..trees import tree_root
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the drift command."""
+    parser = commands.add_parser(
+        "drift", help="guard: starter and solution differ only inside the marked regions",
+        description="Compare starter and solution outside the TODO/SOLUTION regions "
+        "(caches and generated files ignored), check that every region has its "
+        "counterpart, and that the starter fails exactly the checks its regions serve "
+        "while the solution passes all six. Exit 1 on any drift.",
+    )
+    parser.add_argument("--starter", default="starter", help="starter tree (name or path)")
+    parser.add_argument("--solution", default="solution", help="solution tree (name or path)")
+    parser.add_argument("--no-checks", action="store_true",
+                        help="compare the files only; do not run the six checks")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print each drift as file:line and what is wrong; exit 0 only when there is none."""
+    report = tree_drift(tree_root(args.starter), tree_root(args.solution))
+    drift = list(report.drift)
+    if not args.no_checks and report.ok:
+        drift.extend(behaviour_drift(args.starter, args.solution))
+    for item in drift:
+        print(f"drift: {item}")
+    for note in report.notes:
+        print(f"note:  {note}")
+    if drift:
+        print(f"{len(drift)} drift{'s' if len(drift) != 1 else ''} found")
+        return 1
+    print("no drift: the trees differ only inside the marked regions")
+    return 0

@@ -1,0 +1,92 @@
+"""python -m labs grade SUBMISSIONS...: grade a class, with a progress bar and a summary."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import TextIO
+
+from ..grading.batch import grade_all
+from ..grading.criteria import Grade
+from ..grading.summary import table_lines, write_csv, write_markdown
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the grade command."""
+    parser = commands.add_parser(
+        "grade", help="grade many submissions (folders or zips) in parallel",
+        description="Grade submissions, each a folder or a zip holding a copy of the starter "
+        "tree (and its migrations/ beside it). Each is graded in its own temporary copy, its "
+        "code only in subprocesses with a timeout; a broken one (syntax error, endless loop, "
+        "missing file, bad zip) is reported and never stops the others. Prints a table and "
+        "writes grades.csv and grades.md. Postgres checks are graded when DATABASE_URL is set.",
+    )
+    parser.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION")
+    parser.add_argument("--out", type=Path, default=Path("."),
+                        help="folder for grades.csv and grades.md (default: here)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="submissions graded at once (default: the number of cores)")
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help="seconds for each process running a learner's checks "
+                        "(default: 10)")
+    parser.set_defaults(func=run)
+
+
+class Progress:
+    """A progress bar on a terminal; one line per finished submission otherwise."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total, self.done, self.stream = total, 0, stream
+        self.started = time.perf_counter()
+        self.lock = threading.Lock()
+        self.live = stream.isatty()
+        self.draw("")
+
+    def draw(self, last: str) -> None:
+        """Redraw the bar (or print a line) after a submission finished."""
+        if not self.live:
+            if last:
+                print(f"[{self.done}/{self.total}] {last}", file=self.stream, flush=True)
+            return
+        filled = int(30 * self.done / max(self.total, 1))
+        bar = "#" * filled + "." * (30 - filled)
+        elapsed = time.perf_counter() - self.started
+        print(f"\r[{bar}] {self.done}/{self.total}  {elapsed:4.1f} s  {last[:40]:<40}",
+              end="", file=self.stream, flush=True)
+
+    def finished(self, grade: Grade) -> None:
+        """Count one submission as graded."""
+        with self.lock:
+            self.done += 1
+            self.draw(f"{grade.submission}: {grade.score}/{grade.max_score}")
+
+    def close(self) -> None:
+        """End the bar's line."""
+        if self.live:
+            print(file=self.stream)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Grade, print the table, write the files; exit 0 when grading itself worked."""
+    database_url = os.environ.get("DATABASE_URL") or None
+    started = time.perf_counter()
+    progress = Progress(len(args.submissions), sys.stderr)
+    try:
+        grades = grade_all(args.submissions, jobs=args.jobs, timeout=args.timeout,
+                           database_url=database_url, on_done=progress.finished)
+    finally:
+        progress.close()
+    print("\n".join(table_lines(grades)))
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_csv(grades, args.out / "grades.csv")
+    write_markdown(grades, args.out / "grades.md")
+    broken = sum(bool(g.broken) for g in grades)
+    print(f"{len(grades)} submissions graded in {time.perf_counter() - started:.1f} s"
+          + (f", {broken} with problems (see note)" if broken else "")
+          + (", Postgres not graded (no DATABASE_URL)" if not database_url else ""))
+    print(f"wrote {args.out / 'grades.csv'} and {args.out / 'grades.md'}")
+    return 0

@@ -1,0 +1,138 @@
+"""Grading a class: many submissions, each isolated, in parallel, never one stopping the rest.
+
+A submission is a directory or a zip holding a copy of the starter tree
+(anywhere inside, with its migrations/ beside it if the learner made one).
+Each is copied to its own temporary directory and graded there; its code
+runs only in subprocesses with a timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from ..regions import copy_tree
+from ..trees import SUBPACKAGES
+from .criteria import CRITERIA, Grade, Outcome
+from .grader import Grader
+
+
+class BrokenSubmission(Exception):
+    """The submission cannot be graded at all: it does not unpack, or holds no tree."""
+
+
+def unpack(source: Path, into: Path) -> Path:
+    """Copy a submission directory, or extract a zip, into a scratch folder; return it."""
+    if source.is_dir():
+        return Path(shutil.copytree(source, into / "submission", symlinks=False,
+                                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc")))
+    if not source.exists():
+        raise BrokenSubmission(f"{source} does not exist")
+    try:
+        with zipfile.ZipFile(source) as archive:
+            archive.extractall(into / "submission")  # extractall refuses paths outside it
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+        raise BrokenSubmission(f"the zip does not unpack: {error}") from None
+    return into / "submission"
+
+
+def find_tree(root: Path) -> Path:
+    """The shallowest folder that looks like a lab tree: __init__.py and the subpackages."""
+    candidates = [root, *sorted(p for p in root.rglob("*") if p.is_dir())]
+    trees = [p for p in candidates if "__pycache__" not in p.parts and (p / "__init__.py").is_file()
+             and sum((p / sub).is_dir() for sub in SUBPACKAGES) >= 2]
+    if not trees:
+        raise BrokenSubmission("no lab tree inside (a folder with __init__.py, shared/, "
+                               "infra/, gateway/, worker/)")
+    return min(trees, key=lambda p: len(p.parts))
+
+
+def migrations_beside(tree: Path) -> Path | None:
+    """The tree's migration folder in the submission: migrations/versions/<tree>/ or similar."""
+    for folder in (tree.parent / "migrations" / "versions" / tree.name,
+                   tree.parent / "migrations" / "versions", tree / "migrations"):
+        if folder.is_dir():
+            return folder
+    return None
+
+
+def grade_submission(source: Path, label: str, *, timeout: float,
+                     database_url: str | None = None) -> Grade:
+    """Grade one submission in its own temporary copy; a broken one gets a Grade saying why."""
+    with tempfile.TemporaryDirectory(prefix="lab-grade-") as scratch:
+        try:
+            found = find_tree(unpack(source, Path(scratch)))
+        except BrokenSubmission as error:
+            return broken_grade(label, str(error), database_url)
+        # A name of its own per submission keeps mypy's shared cache from mixing them up.
+        tree = copy_tree(found, Path(scratch) / ("graded_" + re.sub(r"\W", "_", label)))
+        grader = Grader(tree, timeout=timeout, database_url=database_url,
+                        migrations=migrations_beside(found))
+        grade = grader.grade(label)
+        grade.broken = trouble(grade)
+        return grade
+
+
+def broken_grade(label: str, why: str, database_url: str | None = None) -> Grade:
+    """A submission that could not be graded scores zero on every criterion it is graded on."""
+    grade = Grade(label, broken=why)
+    for criterion in CRITERIA:
+        skipped = criterion.kind == "postgres" and not database_url
+        grade.outcomes[criterion.key] = Outcome("skip" if skipped else "fail", why)
+    return grade
+
+
+def trouble(grade: Grade) -> str:
+    """Why the checks could not run at all (import error, endless loop), if that happened."""
+    messages = [grade.outcomes[f"memory-{n}"].message for n in range(1, 7)]
+    if all(m.startswith("the checks could not run") or "did not finish importing" in m
+           for m in messages):
+        return messages[0]
+    if any("timed out" in m for m in messages):
+        return "some checks timed out (an endless loop?)"
+    return ""
+
+
+def submission_label(source: Path) -> str:
+    """A submission's name in the summary: its file or folder name without .zip."""
+    return source.name.removesuffix(".zip") or str(source)
+
+
+def grade_all(sources: list[Path], *, jobs: int | None = None, timeout: float = 10.0,
+              database_url: str | None = None,
+              on_done: Callable[[Grade], None] | None = None) -> list[Grade]:
+    """Grade every submission, up to `jobs` at once; results come back in input order."""
+    labels = unique_labels(sources)
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(sources) or 1))
+    grades: dict[int, Grade] = {}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(grade_submission, source, label, timeout=timeout,
+                               database_url=database_url): index
+                   for index, (source, label) in enumerate(zip(sources, labels, strict=True))}
+        for future in as_completed(futures):
+            index = futures[future]
+            try:
+                grade = future.result()
+            except Exception as error:  # the grader's own failure for one submission
+                grade = broken_grade(labels[index], f"grading failed: {error!r}", database_url)
+            grades[index] = grade
+            if on_done:
+                on_done(grade)
+    return [grades[i] for i in range(len(sources))]
+
+
+def unique_labels(sources: list[Path]) -> list[str]:
+    """Submission names, numbered when two would otherwise read the same."""
+    labels: list[str] = []
+    for source in sources:
+        label = submission_label(source)
+        while label in labels:
+            label += "_"
+        labels.append(label)
+    return labels

@@ -1,0 +1,81 @@
+"""What a submission is graded on: the acceptance criteria, their points, their outcomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Memory checks carry most of the grade: they are what a learner fixes first.
+MEMORY_POINTS = 10
+POSTGRES_POINTS = 5
+TYPECHECK_POINTS = 10
+MIGRATION_POINTS = 10
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One graded acceptance criterion."""
+
+    key: str  # stable id, e.g. "memory-3", "typecheck"
+    title: str
+    points: int
+    kind: str  # "memory", "postgres", "typecheck" or "migration"
+    check: int | None = None  # the self-check number, for the check criteria
+
+
+def _check_criteria() -> list[Criterion]:
+    from ..checks import CHECKS
+
+    return [
+        *(Criterion(f"memory-{c.number}", f"check {c.number} on memory: {c.title}",
+                    MEMORY_POINTS, "memory", c.number) for c in CHECKS),
+        *(Criterion(f"postgres-{c.number}", f"check {c.number} on Postgres: {c.title}",
+                    POSTGRES_POINTS, "postgres", c.number) for c in CHECKS),
+    ]
+
+
+CRITERIA: list[Criterion] = [
+    *_check_criteria(),
+    Criterion("typecheck", "the tree typechecks: mypy --strict, no explicit Any",
+              TYPECHECK_POINTS, "typecheck"),
+    Criterion("migration", "the tree's own migration carries both unique constraints",
+              MIGRATION_POINTS, "migration"),
+]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a submission did on one criterion: pass, fail, or skip (not graded here)."""
+
+    status: str  # "pass", "fail" or "skip"
+    message: str = ""
+    output: str = ""
+    test_code: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True for a pass."""
+        return self.status == "pass"
+
+
+@dataclass
+class Grade:
+    """Every criterion's outcome for one submission, and the score they add up to."""
+
+    submission: str
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    broken: str = ""  # why the submission could not be graded at all, if it could not
+
+    def graded(self) -> list[tuple[Criterion, Outcome]]:
+        """The criteria that were graded (not skipped), with their outcomes."""
+        return [(c, self.outcomes[c.key]) for c in CRITERIA
+                if c.key in self.outcomes and self.outcomes[c.key].status != "skip"]
+
+    @property
+    def score(self) -> int:
+        """Points earned."""
+        return sum(c.points for c, o in self.graded() if o.passed)
+
+    @property
+    def max_score(self) -> int:
+        """Points available: skipped criteria do not count."""
+        return sum(c.points for c, _ in self.graded())

@@ -1,0 +1,144 @@
+"""Grading one tree on every criterion; each kind is worked out once and remembered."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from ..regions import copy_tree
+from ..trees import REPO_ROOT, tree_root
+from .criteria import CRITERIA, Criterion, Grade, Outcome
+from .isolate import check_outcomes, child_env
+from .migration import migration_files, missing_constraints
+
+MYPY_ERROR = re.compile(r"^(?P<path>[^:\s][^:]*):\d+(:\d+)?: error:")
+
+
+# Built once and kept, like any cache; mypy rechecks whatever changed since.
+BASELINE = REPO_ROOT / ".mypy_cache" / "lab-grading-baseline"
+_BASELINE_LOCK = threading.Lock()
+
+
+def baseline_cache() -> Path | None:
+    """A mypy cache holding the libraries and labs/, built once for all grading runs.
+
+    It is built from a copy of the solution under a name no submission has,
+    because mypy keys its cache by module name: a cache that knew another
+    tree called "starter" could pass a learner's broken "starter" unchecked.
+    """
+    with _BASELINE_LOCK:
+        if not BASELINE.is_dir():
+            BASELINE.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=BASELINE.parent) as home:
+                tree = copy_tree(tree_root("solution"),
+                                 Path(home) / f"baseline_{secrets.token_hex(4)}")
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    subprocess.run([sys.executable, "-m", "labs", "typecheck", str(tree)],
+                                   cwd=REPO_ROOT, capture_output=True, timeout=300,
+                                   check=False,
+                                   env=child_env({"MYPY_CACHE_DIR": str(Path(home) / "c")}))
+                # Another grading process may have finished first: either copy will do.
+                with contextlib.suppress(OSError):
+                    (Path(home) / "c").rename(BASELINE)
+    return BASELINE if BASELINE.is_dir() else None
+
+
+def seeded_cache(scratch: Path) -> str:
+    """A mypy cache of this submission's own, seeded from the baseline for speed."""
+    cache, baseline = scratch / "mypy_cache", baseline_cache()
+    if baseline is not None:
+        shutil.copytree(baseline, cache)
+    return str(cache)
+
+
+class Grader:
+    """Grades the tree at `tree`: checks out of process, typecheck, its migration."""
+
+    def __init__(self, tree: Path, *, timeout: float = 10.0, typecheck_timeout: float = 120.0,
+                 database_url: str | None = None, migrations: Path | None = None) -> None:
+        self.tree = tree.resolve()
+        self.timeout = timeout
+        self.typecheck_timeout = typecheck_timeout
+        self.database_url = database_url
+        self.migrations = migrations
+        self._checks: dict[str, dict[int, Outcome]] = {}
+        self._other: dict[str, Outcome] = {}
+
+    def outcome(self, criterion: Criterion) -> Outcome:
+        """How the tree does on one criterion."""
+        if criterion.check is not None:
+            if criterion.kind == "postgres" and not self.database_url:
+                return Outcome("skip", "no database configured: set DATABASE_URL to grade "
+                               "the checks on Postgres")
+            if criterion.kind not in self._checks:
+                self._checks[criterion.kind] = self._run_checks(criterion.kind)
+            return self._checks[criterion.kind][criterion.check]
+        if criterion.kind not in self._other:
+            work = self.typecheck if criterion.kind == "typecheck" else self.migration
+            self._other[criterion.kind] = work()
+        return self._other[criterion.kind]
+
+    def _run_checks(self, store: str) -> dict[int, Outcome]:
+        env = None
+        if store == "postgres":
+            # Each submission gets its own Postgres schema, so a class shares one database.
+            env = {"DB_SCHEMA": "grade_" + re.sub(r"\W", "_", self.tree.name.lower())[:40]}
+        return check_outcomes(self.tree, store, timeout=self.timeout,
+                              database_url=self.database_url, env=env)
+
+    def typecheck(self) -> Outcome:
+        """mypy --strict via `python -m labs typecheck`; only errors inside the tree count."""
+        command = [sys.executable, "-m", "labs", "typecheck", str(self.tree)]
+        with tempfile.TemporaryDirectory(prefix="lab-mypy-") as scratch:
+            env = child_env({"MYPY_CACHE_DIR": seeded_cache(Path(scratch))})
+            try:
+                done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True,
+                                      text=True, timeout=self.typecheck_timeout, check=False)
+            except subprocess.TimeoutExpired:
+                return Outcome("fail", f"the typecheck did not finish within "
+                               f"{self.typecheck_timeout:g} s")
+        errors = [line for line in done.stdout.splitlines() if self._inside_tree(line)]
+        if errors:
+            shown = "\n".join(errors[:10])
+            return Outcome("fail", f"{len(errors)} type error(s) in the tree", shown[:500])
+        if done.returncode and not MYPY_ERROR.search(done.stdout or ""):
+            return Outcome("fail", "mypy could not check the tree",
+                           (done.stdout + done.stderr).strip()[-500:])
+        return Outcome("pass")
+
+    def _inside_tree(self, line: str) -> bool:
+        match = MYPY_ERROR.match(line)
+        if not match:
+            return False
+        path = Path(match["path"])
+        path = path if path.is_absolute() else REPO_ROOT / path
+        return os.path.abspath(path).startswith(str(self.tree) + os.sep)
+
+    def migration(self) -> Outcome:
+        """Both unique constraints in the tree's own migration, read statically."""
+        files = migration_files(self.tree, self.migrations)
+        if not files:
+            where = self.migrations or self.tree.parent / "migrations" / "versions" / self.tree.name
+            return Outcome("fail", f"no migration found in {where}: generate one with "
+                           "Alembic's --autogenerate after declaring the constraints")
+        missing = missing_constraints(files)
+        if missing:
+            return Outcome("fail", "the migration does not create the unique constraint on "
+                           + " nor on ".join(missing),
+                           "read: " + ", ".join(p.name for p in files))
+        return Outcome("pass")
+
+    def grade(self, name: str | None = None) -> Grade:
+        """Every criterion's outcome, as one Grade."""
+        grade = Grade(name or self.tree.name)
+        for criterion in CRITERIA:
+            grade.outcomes[criterion.key] = self.outcome(criterion)
+        return grade

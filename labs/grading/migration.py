@@ -1,0 +1,97 @@
+"""Reading a tree's own Alembic migration for the two unique constraints, without running it.
+
+The migration is read, never imported: it is the learner's code, and the
+grader runs none of that in its own process. A constraint counts when an
+upgrade() creates it, in any of the spellings autogenerate or a person
+writes: a UniqueConstraint inside op.create_table, unique=True on a column,
+or op.create_unique_constraint.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+REQUIRED = {
+    ("runs", ("idempotency_key",)): "runs.idempotency_key",
+    ("messages", ("run_id", "seq")): "messages (run_id, seq)",
+}
+
+
+def migration_files(tree: Path, migrations: Path | None = None) -> list[Path]:
+    """The tree's migration scripts: migrations/versions/<tree>/ beside it, or inside it."""
+    candidates = [migrations] if migrations else [
+        tree.parent / "migrations" / "versions" / tree.name,
+        tree / "migrations" / "versions",
+        tree / "migrations",
+    ]
+    for folder in candidates:
+        if folder is not None and folder.is_dir():
+            found = sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+            if found:
+                return found
+    return []
+
+
+def _name(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _strings(nodes: list[ast.expr]) -> list[str]:
+    values = []
+    for node in nodes:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            values.append(node.value)
+        elif isinstance(node, ast.List | ast.Tuple):
+            values.extend(_strings(list(node.elts)))
+    return values
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _arg(call: ast.Call, index: int) -> ast.expr | None:
+    return call.args[index] if len(call.args) > index else None
+
+
+def constraints_in(source: str) -> set[tuple[str, tuple[str, ...]]]:
+    """The (table, columns) unique constraints the upgrade() of one script creates."""
+    tree = ast.parse(source)
+    upgrades: list[ast.AST] = [n for n in ast.walk(tree)
+                               if isinstance(n, ast.FunctionDef) and n.name == "upgrade"]
+    found: set[tuple[str, tuple[str, ...]]] = set()
+    for scope in upgrades or [tree]:
+        for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call)):
+            kind = _name(call.func)
+            if kind == "create_table" and call.args:
+                table = _strings(call.args[:1])
+                for part in (a for a in call.args[1:] if isinstance(a, ast.Call)):
+                    if _name(part.func) == "UniqueConstraint":
+                        found.add((table[0] if table else "", tuple(_strings(list(part.args)))))
+                    unique = _keyword(part, "unique")
+                    if (_name(part.func) == "Column" and isinstance(unique, ast.Constant)
+                            and unique.value is True and _strings(part.args[:1])):
+                        found.add((table[0] if table else "", tuple(_strings(part.args[:1]))))
+            elif kind == "create_unique_constraint":
+                # (constraint_name, table_name, columns), positionally or by keyword.
+                table = _keyword(call, "table_name") or _arg(call, 1)
+                columns = _keyword(call, "columns") or _arg(call, 2)
+                if table is not None and columns is not None:
+                    found.add(("".join(_strings([table])), tuple(_strings([columns]))))
+    return found
+
+
+def missing_constraints(files: list[Path]) -> list[str]:
+    """Which of the two required unique constraints no script creates."""
+    found: set[tuple[str, tuple[str, ...]]] = set()
+    for path in files:
+        try:
+            found |= constraints_in(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+    normalised = {(table, tuple(sorted(columns))) for table, columns in found}
+    return [label for (table, columns), label in REQUIRED.items()
+            if (table, tuple(sorted(columns))) not in normalised]

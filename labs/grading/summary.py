@@ -1,0 +1,70 @@
+"""A class's grades as a terminal table, a CSV file and a Markdown file."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .criteria import CRITERIA, Criterion, Grade
+
+SHORT = {"typecheck": "types", "migration": "migr"}
+
+
+def columns(grades: list[Grade]) -> list[Criterion]:
+    """The criteria graded for at least one submission (Postgres only with a database)."""
+    return [c for c in CRITERIA
+            if any(g.outcomes.get(c.key) and g.outcomes[c.key].status != "skip" for g in grades)]
+
+
+def heading(criterion: Criterion) -> str:
+    """A short column name: 1..6 on memory, pg1..pg6 on Postgres, types, migr."""
+    if criterion.check is not None:
+        return str(criterion.check) if criterion.kind == "memory" else f"pg{criterion.check}"
+    return SHORT[criterion.kind]
+
+
+def cell(grade: Grade, criterion: Criterion) -> str:
+    """pass, fail or skip for one criterion of one submission."""
+    outcome = grade.outcomes.get(criterion.key)
+    return outcome.status if outcome else "-"
+
+
+def rows(grades: list[Grade]) -> tuple[list[str], list[list[str]]]:
+    """The summary as a header and one row per submission."""
+    shown = columns(grades)
+    header = ["submission", "score", "max", *(heading(c) for c in shown), "note"]
+    body = [[g.submission, str(g.score), str(g.max_score), *(cell(g, c) for c in shown),
+             g.broken] for g in grades]
+    return header, body
+
+
+def table_lines(grades: list[Grade]) -> list[str]:
+    """The summary as aligned text for a terminal."""
+    header, body = rows(grades)
+    marks = {"pass": "ok", "fail": "--", "skip": ".."}
+    body = [[*r[:3], *(marks.get(v, v) for v in r[3:-1]), r[-1]] for r in body]
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header) - 1)]
+    return ["  ".join(value.ljust(width) for value, width in zip(r, widths, strict=False))
+            + "  " + r[-1] for r in [header, *body]]
+
+
+def write_csv(grades: list[Grade], path: Path) -> None:
+    """One row per submission, one column per criterion (pass/fail), score and note."""
+    header, body = rows(grades)
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(header)
+        writer.writerows(body)
+
+
+def write_markdown(grades: list[Grade], path: Path) -> None:
+    """The same summary as a Markdown table."""
+    header, body = rows(grades)
+    marks = {"pass": "✅", "fail": "❌", "skip": "–"}
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in body:
+        values = [*r[:3], *(marks.get(v, v) for v in r[3:-1]), r[-1].replace("|", "\\|")]
+        lines.append("| " + " | ".join(values) + " |")
+    legend = ", ".join(f"{heading(c)} = {c.title}" for c in columns(grades))
+    path.write_text("# Grades\n\n" + "\n".join(lines) + f"\n\nColumns: {legend}.\n",
+                    encoding="utf-8")
