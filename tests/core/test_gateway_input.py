@@ -168,3 +168,18 @@ def test_liveness_and_readiness_are_both_green_on_a_working_store(gateway: Gatew
     """/healthz and /readyz answer 200 when the store answers."""
     assert gateway.client.get("/healthz").get_json() == {"status": "ok"}
     assert gateway.client.get("/readyz").get_json() == {"status": "ready"}
+
+
+def test_an_unexpected_failure_is_a_json_500_without_a_traceback(gateway: Gateway) -> None:
+    """A bug below the gateway still answers JSON, and the body shows no internals."""
+    session_id = gateway.new_session()
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("secret internals")
+
+    gateway.store.create_run = broken
+    answer = gateway.client.post("/chat", json={"sessionId": session_id, "message": "hi"})
+    assert answer.status_code == 500
+    assert answer.get_json() == {"error": "internal_error",
+                                 "message": "the gateway failed unexpectedly"}
+    assert "secret" not in answer.get_data(as_text=True)

@@ -1,0 +1,158 @@
+"""One Alembic environment for both trees: `alembic -x tree=starter|solution <command>`.
+
+The tree decides three things: which models autogenerate compares against
+(the tree's shared/schema.py), which folder holds its migrations
+(versions/<tree>/), and which Postgres schema holds its tables and its
+alembic_version table (a schema named after the tree). Options:
+
+    -x tree=starter|solution   required
+    -x schema=NAME             another Postgres schema (default: the tree's name)
+    -x versions=DIR            another folder of migrations (tests use a temporary one)
+
+The database is DATABASE_URL.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from logging.config import fileConfig
+from pathlib import Path
+
+from alembic import context
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
+from sqlalchemy import MetaData, create_engine, text
+from sqlalchemy.pool import NullPool
+
+from labs.catalog import psycopg2_url
+
+TREES = ("starter", "solution")
+SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+config = context.config
+
+
+def chosen_tree() -> str:
+    """The tree named with -x tree=..., or a CommandError saying how to name one."""
+    tree = context.get_x_argument(as_dictionary=True).get("tree", "")
+    if tree not in TREES:
+        raise CommandError(
+            f"choose a tree with -x, e.g. `alembic -x tree=starter {command_name()}` "
+            f"(trees: {', '.join(TREES)}; got {tree or 'none'!r})"
+        )
+    return tree
+
+
+def command_name() -> str:
+    """The Alembic command being run, for messages (upgrade head, current, ...)."""
+    opts = config.cmd_opts
+    if opts is None or not hasattr(opts, "cmd"):
+        return "upgrade head"
+    name: str = opts.cmd[0].__name__
+    return f"{name} head" if name in ("upgrade", "revision") else name
+
+
+def use_versions_folder(folder: Path) -> None:
+    """Make this run of Alembic read and write only the tree's migrations.
+
+    Alembic builds its ScriptDirectory from version_locations before env.py
+    runs, and the -x options only exist from here on. So set the option now,
+    build a fresh ScriptDirectory from it with Alembic's own from_config, and
+    move its state into the instance the running command already holds. No
+    revision has been read yet at this point (Alembic reads them lazily), so
+    every command, autogenerate included, only ever sees this folder.
+    """
+    config.set_main_option("version_locations", str(folder).replace("%", "%%"))
+    fresh = ScriptDirectory.from_config(config)
+    vars(context.script).clear()
+    vars(context.script).update(vars(fresh))
+
+
+def target_metadata(tree: str) -> MetaData:
+    """The tree's table metadata: TableModel.metadata from its shared/schema.py."""
+    schema_module = importlib.import_module(f"{tree}.shared.schema")
+    metadata: MetaData = schema_module.TableModel.metadata
+    return metadata
+
+
+def database_url() -> str:
+    """DATABASE_URL for psycopg2, or a CommandError saying how to set it."""
+    # A URL set on the Config (by code that runs Alembic in-process) wins over the shell's.
+    url = config.get_main_option("sqlalchemy.url") or os.environ.get("DATABASE_URL")
+    if not url:
+        raise CommandError(
+            "set DATABASE_URL first, e.g. "
+            "DATABASE_URL=postgresql://koda:koda@localhost:5508/koda"
+        )
+    try:
+        return psycopg2_url(url)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+
+
+def refuse_empty_folder(tree: str, folder: Path) -> None:
+    """upgrade/downgrade/stamp with no migration would do nothing, silently: say why instead."""
+    try:
+        context.get_revision_argument()
+    except KeyError:  # commands without a target revision (revision, current) have none
+        return
+    if any(folder.glob("*.py")):
+        return
+    raise CommandError(
+        f"{folder} holds no migration yet: generate it with "
+        f'`alembic -x tree={tree} revision --autogenerate -m "create tables"`, '
+        f"read it, then run `alembic -x tree={tree} upgrade head`"
+    )
+
+
+def run_offline(url: str, schema: str, metadata: MetaData) -> None:
+    """--sql: print the SQL instead of running it."""
+    context.configure(url=url, target_metadata=metadata, literal_binds=True,
+                      dialect_opts={"paramstyle": "named"})
+    with context.begin_transaction():
+        context.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+        context.execute(f'SET search_path TO "{schema}"')
+        context.run_migrations()
+
+
+def run_online(url: str, schema: str, metadata: MetaData) -> None:
+    """Create the schema if needed, then migrate with it as the only search_path entry.
+
+    The search_path is set when the connection opens (libpq's options), so
+    SQLAlchemy takes the tree's schema as the default schema: unqualified
+    tables, the alembic_version table and autogenerate's reflection all stay
+    inside it, and nothing touches public or the other tree's schema.
+    """
+    with create_engine(url, poolclass=NullPool).begin() as setup:
+        setup.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
+    engine = create_engine(url, poolclass=NullPool,
+                           connect_args={"options": f"-c search_path={schema}"})
+    with engine.connect() as connection:
+        context.configure(connection=connection, target_metadata=metadata)
+        with context.begin_transaction():
+            context.run_migrations()
+
+
+def main() -> None:
+    """Choose the tree, then run the command against its folder, models and schema."""
+    if config.config_file_name and config.attributes.get("configure_logger", True):
+        fileConfig(config.config_file_name, disable_existing_loggers=False)
+    tree = chosen_tree()
+    options = context.get_x_argument(as_dictionary=True)
+    schema = options.get("schema", tree)
+    if not SCHEMA_NAME.fullmatch(schema):
+        raise CommandError(f"-x schema={schema!r} is not a plain lower-case Postgres name")
+    here = Path(context.script.dir)
+    folder = Path(options["versions"]).resolve() if "versions" in options \
+        else here / "versions" / tree
+    use_versions_folder(folder)
+    refuse_empty_folder(tree, folder)
+    metadata = target_metadata(tree)
+    if context.is_offline_mode():
+        run_offline(database_url(), schema, metadata)
+    else:
+        run_online(database_url(), schema, metadata)
+
+
+main()

@@ -1,0 +1,83 @@
+"""What Postgres and its driver say, in the lab's words.
+
+SqlStore runs each operation inside one try; whatever SQLAlchemy or
+psycopg2 raise is turned into a typed error here, so no driver exception
+leaves infra/. A refused write (a duplicate seq, a missing session) becomes
+the error the operation names; anything else means the store cannot serve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+
+from ..shared.errors import LabError, StoreConfigError, StoreUnavailableError
+
+TABLES = ("sessions", "runs", "messages")
+
+# The SQLSTATEs that get an answer of their own.
+FOREIGN_KEY_VIOLATION = "23503"
+UNIQUE_VIOLATION = "23505"
+NO_ARBITER = "42P10"  # ON CONFLICT names columns that no unique constraint covers
+MISSING_TABLE = ("42P01", "3F000")  # undefined table, undefined schema
+
+# Maps a refused write's SQLSTATE to the operation's own error, or None for "not mine".
+Refusal = Callable[[str | None], LabError | None]
+
+
+class NoArbiterError(Exception):
+    """Postgres refused ON CONFLICT (idempotency_key): no unique constraint covers the key."""
+
+
+def refuse_nothing(_: str | None) -> LabError | None:
+    """The Refusal of operations that expect no refused write."""
+    return None
+
+
+def psycopg2_url(url: str) -> str:
+    """Return the URL with psycopg2 as its driver, or raise StoreConfigError saying why."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StoreConfigError(f"DATABASE_URL is not a database URL: {url!r}") from None
+    if parsed.drivername.partition("+")[0] not in ("postgresql", "postgres"):
+        raise StoreConfigError(f"DATABASE_URL must be a postgresql:// URL, not {url!r}")
+    return parsed.set(drivername="postgresql+psycopg2").render_as_string(hide_password=False)
+
+
+def where(url: str) -> str:
+    """host:port/database of a URL, for messages (never the password)."""
+    parsed = make_url(url)
+    return f"{parsed.host or 'localhost'}:{parsed.port or 5432}/{parsed.database or ''}"
+
+
+def translated(error: SQLAlchemyError, refuse: Refusal, schema: str, address: str) -> Exception:
+    """The exception SqlStore raises instead of error."""
+    if isinstance(error, PoolTimeoutError):
+        return StoreUnavailableError("every database connection is busy: try again shortly")
+    code = getattr(error.orig, "pgcode", None) if isinstance(error, DBAPIError) else None
+    if code == NO_ARBITER:
+        return NoArbiterError()
+    refusal = refuse(code)
+    if refusal is not None:
+        return refusal
+    if code in MISSING_TABLE:
+        return StoreUnavailableError(missing_tables(schema, list(TABLES)))
+    detail = str(getattr(error, "orig", None) or error).strip().splitlines()
+    reason = detail[0] if detail else type(error).__name__
+    if isinstance(error, OperationalError) or getattr(error, "connection_invalidated", False):
+        return StoreUnavailableError(f"cannot reach the database at {address}: {reason}")
+    return StoreUnavailableError(f"the database refused the operation: {reason}")
+
+
+def missing_tables(schema: str, missing: list[str]) -> str:
+    """One sentence: whose schema lacks what, and the command that creates it."""
+    command = f"alembic -x tree={schema} upgrade head"
+    if len(missing) == len(TABLES):
+        return (f'the {schema} tree\'s schema "{schema}" is missing from this database: '
+                f"create it with `{command}`")
+    return (f'the {schema} tree\'s schema "{schema}" has no {" or ".join(missing)} table: '
+            f"create the tables with `{command}`")

@@ -1,0 +1,1 @@
+"""Tests that need a real Postgres: the Store contract, migrations, checks, readiness, compose."""
