@@ -112,8 +112,10 @@ class SqlStore:
         inserts nothing for a key already stored, and the run holding it is
         read back in the same transaction.
         """
+        now = utc_now()  # the application's clock, as for sessions and messages
         values = {"id": new_id(), "session_id": session_id, "status": RunStatus.PENDING,
-                  "idempotency_key": idempotency_key, "input": input}
+                  "idempotency_key": idempotency_key, "input": input,
+                  "created_at": now, "updated_at": now}
         refuse = self._refuse_run(session_id)
         try:
             with self._transaction(refuse) as session:
