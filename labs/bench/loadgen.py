@@ -1,0 +1,191 @@
+"""The load generator: closed-loop clients on threads, in a process of its own.
+
+python -m labs.bench.loadgen '<json spec>' prints one JSON list of
+Measurements. Running apart from the bench's own process keeps the clients
+off the server's and the orchestrator's interpreter locks.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict
+
+from .stats import Measurement, summarize
+
+# One client: called with a sequence number, returns True when the operation succeeded.
+Operation = Callable[[int], bool]
+
+
+def closed_loop(part: str, clients: list[Operation], warmup: float,
+                seconds: float) -> Measurement:
+    """Run every client back to back for warmup + seconds; measure only after the warmup."""
+    start = threading.Barrier(len(clients) + 1)
+    results: list[tuple[list[float], int]] = []
+    lock = threading.Lock()
+    window: dict[str, float] = {}
+
+    def loop(operation: Operation) -> None:
+        latencies: list[float] = []
+        errors = 0
+        start.wait()
+        begin, end = window["begin"], window["end"]
+        sequence = 0
+        while True:
+            t0 = time.perf_counter()
+            if t0 >= end:
+                break
+            ok = operation(sequence)
+            sequence += 1
+            if t0 >= begin:
+                latencies.append(time.perf_counter() - t0)
+                errors += 0 if ok else 1
+        with lock:
+            results.append((latencies, errors))
+
+    threads = [threading.Thread(target=loop, args=(op,)) for op in clients]
+    for thread in threads:
+        thread.start()
+    now = time.perf_counter()
+    window["begin"], window["end"] = now + warmup, now + warmup + seconds
+    start.wait()
+    for thread in threads:
+        thread.join()
+    latencies = [value for found, _ in results for value in found]
+    elapsed = max(time.perf_counter(), window["end"]) - window["begin"]
+    return summarize(part, len(clients), latencies, elapsed, sum(e for _, e in results))
+
+
+def sql_clients(spec: dict[str, object], count: int) -> list[Operation]:
+    """(a) Raw INSERT ... ON CONFLICT DO NOTHING, one connection per client."""
+    import psycopg2
+
+    table = f'"{spec["schema"]}".runs'
+    statement = (f"INSERT INTO {table} (id, session_id, status, idempotency_key, input, "
+                 "prompt_tokens, completion_tokens, created_at, updated_at) "
+                 "VALUES (%s, %s, 'pending', %s, 'bench', 0, 0, now(), now()) "
+                 "ON CONFLICT (idempotency_key) DO NOTHING")
+    from ulid import ULID
+
+    def client(number: int) -> Operation:
+        connection = psycopg2.connect(str(spec["database_url"]))
+        connection.autocommit = True  # one transaction per insert, as the store does
+        cursor = connection.cursor()
+        prefix = f"sql-{count}-{number}-{uuid.uuid4().hex[:8]}"
+
+        def insert(sequence: int) -> bool:
+            cursor.execute(statement, (str(ULID()), spec["session_id"], f"{prefix}-{sequence}"))
+            return True
+
+        return insert
+
+    return [client(n) for n in range(count)]
+
+
+def store_clients(spec: dict[str, object], count: int) -> list[Operation]:
+    """(b) The tree's SqlStore.create_run, one store shared by the threads (as in a server)."""
+    import importlib
+
+    infra = importlib.import_module(f"{spec['tree']}.infra")
+    store = infra.make_store({"DATABASE_URL": str(spec["database_url"]),
+                              "DB_SCHEMA": str(spec["schema"])})
+    session_id = str(spec["session_id"])
+
+    def client(number: int) -> Operation:
+        prefix = f"store-{count}-{number}-{uuid.uuid4().hex[:8]}"
+
+        def create(sequence: int) -> bool:
+            return bool(store.create_run(session_id, "bench", f"{prefix}-{sequence}").created)
+
+        return create
+
+    return [client(n) for n in range(count)]
+
+
+def http_clients(spec: dict[str, object], count: int) -> list[Operation]:
+    """(c) POST /chat through the server, one keep-alive connection per client."""
+    from .httpclient import HttpConnection
+
+    def client(number: int) -> Operation:
+        connection = HttpConnection("127.0.0.1", int(str(spec["port"])))
+        connection.open()
+        prefix = f"http-{count}-{number}-{uuid.uuid4().hex[:8]}"
+        # The body is formatted, not json.dumps'ed, per request: the client must stay cheap.
+        head = json.dumps({"sessionId": spec["session_id"],
+                           "message": spec.get("message", "bench")})[:-1]
+        headers = {"Content-Type": "application/json"}
+
+        def post(sequence: int) -> bool:
+            body = f'{head}, "clientMessageId": "{prefix}-{sequence}"}}'.encode()
+            return connection.request("POST", "/chat", body, headers).status == 202
+
+        return post
+
+    return [client(n) for n in range(count)]
+
+
+def accept_under_load(spec: dict[str, object]) -> Measurement:
+    """(d) Probe clients POST /chat while 16 slow agent runs are in flight."""
+    from .agent import SLOW_MESSAGE
+    from .httpclient import HttpConnection
+
+    port, slow = int(str(spec["port"])), int(str(spec["slow_runs"]))
+    session_id, tag = str(spec["session_id"]), uuid.uuid4().hex[:8]
+    stop = threading.Event()
+
+    def slow_payload(number: int, sequence: int) -> dict[str, str]:
+        return {"sessionId": session_id, "message": SLOW_MESSAGE,
+                "clientMessageId": f"slow-{tag}-{number}-{sequence}"}
+
+    def keep_one_in_flight(number: int) -> None:
+        connection = HttpConnection("127.0.0.1", port, timeout=120)
+        sequence = 0
+        while not stop.is_set():
+            connection.post_json("/chat", slow_payload(number, sequence))
+            sequence += 1
+        connection.close()
+
+    busy: list[threading.Thread] = []
+    if spec["mode"] == "inline":
+        # The monolith: each slow request holds a server thread until its run is done.
+        busy = [threading.Thread(target=keep_one_in_flight, args=(n,)) for n in range(slow)]
+        for thread in busy:
+            thread.start()
+    else:
+        # The split: the runs are accepted at once; the workers keep `slow` of them running.
+        connection = HttpConnection("127.0.0.1", port)
+        for sequence in range(int(str(spec["backlog"]))):
+            connection.post_json("/chat", slow_payload(0, sequence))
+        connection.close()
+    probes = http_clients({**spec, "message": "probe"}, int(str(spec["probes"])))
+    measured = closed_loop(str(spec["part"]), probes, float(str(spec["warmup"])),
+                           float(str(spec["seconds"])))
+    stop.set()
+    for thread in busy:
+        thread.join()
+    return measured
+
+
+KINDS: dict[str, Callable[[dict[str, object], int], list[Operation]]] = {
+    "sql": sql_clients, "store": store_clients, "http": http_clients,
+}
+
+
+def run(spec: dict[str, object]) -> list[Measurement]:
+    """Run the spec's kind at each of its concurrency levels, one after the other."""
+    if spec["kind"] == "accept":
+        return [accept_under_load(spec)]
+    make = KINDS[str(spec["kind"])]
+    levels = spec["clients"]
+    assert isinstance(levels, list)
+    return [closed_loop(str(spec["part"]), make(spec, int(n)), float(str(spec["warmup"])),
+                        float(str(spec["seconds"]))) for n in levels]
+
+
+if __name__ == "__main__":
+    measurements = run(json.loads(sys.argv[1]))
+    print(json.dumps([asdict(m) for m in measurements]))

@@ -1,0 +1,14 @@
+"""The gateway as a WSGI application for a production server.
+
+    DATABASE_URL=postgresql://... gunicorn -k gthread --threads 8 <tree>.gateway.wsgi:app
+
+Each server process imports this module on its own and so builds its own store
+(its own connection pool): processes share nothing but the database.
+"""
+
+from __future__ import annotations
+
+from ..infra import make_store
+from .app import create_app
+
+app = create_app(make_store())

@@ -1,0 +1,65 @@
+"""Fixtures for the reliability tests: migrated Postgres databases and real gateway servers."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import psycopg2
+import pytest
+
+from labs.bench.server import GatewayServer
+from labs.scratchdb import migrate
+from tests.support.pgcluster import TempCluster
+
+GATEWAY = "solution.gateway.wsgi:app"
+
+
+@pytest.fixture(scope="session")
+def migrated_template(pg_cluster: TempCluster) -> str:
+    """A database holding the solution's migrated tables, copied for each test."""
+    name = f"koda_reliability_{uuid.uuid4().hex[:8]}"
+    migrate(pg_cluster.create_database(name), "solution")
+    return name
+
+
+@pytest.fixture
+def migrated_database(pg_cluster: TempCluster, migrated_template: str) -> Iterator[str]:
+    """The URL of a new database with the solution's empty tables, dropped afterwards."""
+    name = f"koda_test_{uuid.uuid4().hex[:12]}"
+    with Autocommit(pg_cluster.url()) as cursor:
+        cursor.execute(f'CREATE DATABASE "{name}" TEMPLATE "{migrated_template}"')
+    yield pg_cluster.url(name)
+    pg_cluster.drop_database(name)
+
+
+@pytest.fixture
+def gateway_pair(migrated_database: str) -> Iterator[tuple[GatewayServer, GatewayServer]]:
+    """Two gunicorn gateway processes on two loopback ports, sharing one database."""
+    env = {"DATABASE_URL": migrated_database, "DB_SCHEMA": "solution"}
+    first = GatewayServer(GATEWAY, env, workers=2, threads=8)
+    second = GatewayServer(GATEWAY, env, workers=2, threads=8)
+    with first, second:
+        yield first, second
+
+
+def scalar(database_url: str, query: str, *params: object) -> int:
+    """Run a one-number query (count(*) and the like), e.g. on solution.runs."""
+    with Autocommit(database_url) as cursor:
+        cursor.execute(query, params)
+        row = cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+class Autocommit:
+    """A short-lived autocommit cursor: `with Autocommit(url) as cursor: ...`."""
+
+    def __init__(self, url: str) -> None:
+        self.connection = psycopg2.connect(url)
+        self.connection.autocommit = True
+
+    def __enter__(self) -> psycopg2.extensions.cursor:
+        return self.connection.cursor()
+
+    def __exit__(self, *exc: object) -> None:
+        self.connection.close()
