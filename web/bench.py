@@ -52,6 +52,9 @@ class Bench(Intake):
         self.tree = load_tree(spec)
         self.notice = ""
         self.store_kind, self.store = self._open_store(database_url)
+        # The tree's own "the database did not answer": the views show it as a notice.
+        self.unavailable: type[Exception] = self.tree.module(
+            "shared.errors").StoreUnavailableError
         self.gateway = self.tree.module("gateway").create_app(self.store)
         self.journal = Journal()
         self.last: Outcome | None = None
@@ -74,6 +77,18 @@ class Bench(Intake):
                            "this bench runs on the memory store instead.")
             return "memory", infra.MemoryStore()
         return "postgres", store
+
+    def down(self, error: Exception) -> str:
+        """The notice a view shows when the store stops answering mid-session."""
+        return (f"the {self.store_kind} store did not answer ({error}); "
+                "start the database again and reload")
+
+    def close(self) -> None:
+        """Stop the demo executor, then release the store's connections (SqlStore has a pool)."""
+        self.executor.stop()
+        close = getattr(self.store, "close", None)  # the Store protocol does not require one
+        if callable(close):
+            close()
 
     # -- moving runs and writing messages through the tree's store ----------------------
 

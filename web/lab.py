@@ -46,11 +46,12 @@ class Lab:
             return self._benches[name]
 
     def close(self) -> None:
-        """Stop every demo executor (their threads must not outlive the app)."""
+        """Stop every demo executor and close every store (threads and pools end with the app)."""
         with self._lock:
             benches = list(self._benches.values())
+            self._benches.clear()
         for bench in benches:
-            bench.executor.stop()
+            bench.close()
 
 
 def lab() -> Lab:

@@ -6,6 +6,7 @@ how to enable them) and fail in CI, where a missing browser is a broken setup.
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import threading
@@ -24,6 +25,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 SHOTS = REPO_ROOT / "test-output" / "screenshots"
 DOCS = REPO_ROOT / "docs"
+# The size of the committed screenshots, and of the tabs (so the clip is the whole viewport).
+DOCS_CLIP = {"width": 1100, "height": 700}
 ENABLE = ("browser tests need Chromium at /usr/bin/chromium (apt-get install chromium) "
           "and `pip install playwright`")
 
@@ -75,8 +78,8 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    """A fresh tab the size of a laptop screen."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    """A fresh tab the size of a small laptop screen, one device pixel per CSS pixel."""
+    context = browser.new_context(viewport=dict(DOCS_CLIP), device_scale_factor=1)
     tab = context.new_page()
     tab.set_default_timeout(30_000)
     try:
@@ -85,12 +88,32 @@ def page(browser: Any) -> Iterator[Any]:
         context.close()
 
 
-def screenshot(tab: Any, name: str, *, docs: bool = False) -> Path:
-    """Save the page to test-output/screenshots; with docs, also a small PNG under docs/."""
+def screenshot(tab: Any, name: str, *, docs: bool = False, docs_from: str = "") -> Path:
+    """Save the whole page to test-output/screenshots.
+
+    With docs and UPDATE_DOCS_SCREENSHOTS=1, also a DOCS_CLIP-sized part of the
+    page as docs/dashboard-<name>.png, what the README shows: from the top, or
+    from the element docs_from selects when the point of the picture is lower down.
+    """
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
     tab.screenshot(path=str(path), full_page=True)
     if docs and os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1":
-        DOCS.mkdir(exist_ok=True)
-        tab.screenshot(path=str(DOCS / f"dashboard-{name}.png"), full_page=False)
+        tab.evaluate("window.scrollTo(0, 0)")
+        box = tab.locator(docs_from).first.bounding_box() if docs_from else None
+        top = max(0, int(box["y"]) - 12) if box else 0
+        save_small_png(tab.screenshot(full_page=True, clip={"x": 0, "y": top, **DOCS_CLIP}),
+                       DOCS / f"dashboard-{name}.png")
     return path
+
+
+def save_small_png(png: bytes, path: Path) -> None:
+    """Write png as a 256-colour palette PNG: a flat UI loses nothing visible, and the file
+    is about a third of Chromium's own encoding."""
+    from PIL import Image  # only needed when refreshing the committed screenshots
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    palette = image.quantize(colors=256, method=Image.Quantize.MEDIANCUT,
+                             dither=Image.Dither.NONE)
+    path.parent.mkdir(exist_ok=True)
+    palette.save(path, "PNG", optimize=True)

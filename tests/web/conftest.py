@@ -1,8 +1,10 @@
-"""Fixtures for the dashboard: an app per test, its test client, and a tree copy to break."""
+"""Fixtures for the dashboard: an app per test, its test client, a tree copy to break, and
+a real Postgres holding both trees' migrated schemas."""
 
 from __future__ import annotations
 
 import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,10 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from labs.catalog import latest_migration
 from labs.trees import REPO_ROOT
+from tests.postgres.conftest import clone_database, migrate, unfixed_starter_migration
+from tests.support.pgcluster import TempCluster
 from web import create_app
 
 # A pace the eye cannot follow but the threads can: the demo executor in tests.
@@ -46,3 +51,44 @@ def tree_copy(tmp_path: Path) -> Path:
     shutil.copytree(REPO_ROOT / "starter", target,
                     ignore=shutil.ignore_patterns("__pycache__"))
     return target
+
+
+@pytest.fixture(scope="session")
+def both_trees_template(pg_cluster: TempCluster,
+                        tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """A database with both trees migrated, to copy per test; returns (name, starter revision).
+
+    The solution gets its reference migration; the starter gets one generated from its
+    schema as shipped (no unique constraints yet), as a learner's first attempt would.
+    """
+    name = f"koda_web_template_{uuid.uuid4().hex[:8]}"
+    url = pg_cluster.create_database(name)
+    migrate(url, "solution")
+    versions = tmp_path_factory.mktemp("starter_versions")
+    unfixed_starter_migration(url, versions)
+    migrate(url, "starter", versions)
+    revision = latest_migration("starter", versions)
+    assert revision, "the starter's generated migration has a revision"
+    return name, revision
+
+
+@pytest.fixture
+def both_trees_database(pg_cluster: TempCluster,
+                        both_trees_template: tuple[str, str]) -> Iterator[str]:
+    """The URL of a fresh database where both trees' tables exist, empty."""
+    name = clone_database(pg_cluster, both_trees_template[0])
+    yield pg_cluster.url(name)
+    pg_cluster.drop_database(name)
+
+
+@pytest.fixture
+def starter_revision(both_trees_template: tuple[str, str]) -> str:
+    """The revision of the starter's generated migration in both_trees_database."""
+    return both_trees_template[1]
+
+
+@pytest.fixture
+def postgres_client(both_trees_database: str) -> Iterator[FlaskClient]:
+    """A dashboard whose benches use each tree's SqlStore on both_trees_database."""
+    for app in make_app(DATABASE_URL=both_trees_database):
+        yield app.test_client()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 
 from flask.testing import FlaskClient
 
@@ -53,3 +54,21 @@ def send(client: FlaskClient, tree: str, message: str = "book me a flight",
                          data={"message": message, "client_message_id": client_id, **extra})
     assert answer.status_code == 200, answer.text
     return run_ids(answer.text)[0], answer.text
+
+
+def finish(client: FlaskClient, tree: str, run_id: str) -> str:
+    """Move a run pending -> running -> done with the buttons; return the fragment."""
+    client.post(f"/runs/{tree}/{run_id}/advance", data={"target": "running"}, headers=HTMX)
+    return client.post(f"/runs/{tree}/{run_id}/advance", data={"target": "done"},
+                       headers=HTMX).text
+
+
+def wait_for(client: FlaskClient, url: str, pattern: str, seconds: float = 20) -> str:
+    """Poll url like the page does until pattern shows up; return that page."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        page = client.get(url, headers=HTMX).text
+        if re.search(pattern, page):
+            return page
+        time.sleep(0.05)
+    raise AssertionError(f"{pattern!r} never appeared at {url}")

@@ -81,7 +81,7 @@ def test_force_done_to_running_is_refused_on_the_solution(page: Any, live_url: s
     page.wait_for_selector('#last-outcome:has-text("REFUSED")')
     assert page.locator(row).get_attribute("data-status") == "done"
     assert "refused ×1" in page.locator('g[data-edge="done-running"]').inner_html()
-    screenshot(page, "runs-refused", docs=True)
+    screenshot(page, "runs-refused", docs=True, docs_from="#last-outcome")
 
 
 def test_a_demo_run_reaches_done_with_its_messages_in_order(page: Any, live_url: str) -> None:
@@ -92,7 +92,7 @@ def test_a_demo_run_reaches_done_with_its_messages_in_order(page: Any, live_url:
     page.wait_for_selector('#executor-state:has-text("on")')
     run_id = send(page, "demo-1")
     page.wait_for_selector(f'tr[data-run="{run_id}"][data-status="streaming"]')
-    screenshot(page, "runs-live", docs=True)
+    screenshot(page, "runs-live", docs=True, docs_from="#last-outcome")
     page.wait_for_selector(f'tr[data-run="{run_id}"][data-status="done"]', timeout=30_000)
     page.wait_for_selector('#runs-live[data-moving="no"]')
     page.click(f'tr[data-run="{run_id}"] a')

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from flask.testing import FlaskClient
 
 from labs.diff import tree_diff
@@ -39,9 +40,15 @@ def test_without_a_database_the_view_says_how_to_configure_one(client: FlaskClie
     assert "<html" not in fragment and 'id="no-database"' in fragment
 
 
-def test_an_unreachable_database_is_a_notice_not_a_traceback() -> None:
-    """A DATABASE_URL nobody answers on gives a readable notice and a 200."""
-    for app in make_app(DATABASE_URL="postgresql://lab:lab@127.0.0.1:1/lab"):
+@pytest.mark.parametrize(("url", "named"), [
+    ("postgresql://lab:lab@127.0.0.1:1/lab", "cannot read the database"),
+    ("mysql://lab:lab@127.0.0.1/lab", "is not Postgres"),
+])
+def test_a_database_that_cannot_be_read_is_a_notice_not_a_traceback(url: str,
+                                                                     named: str) -> None:
+    """A DATABASE_URL nobody answers on, or not Postgres at all: a readable notice and a 200."""
+    for app in make_app(DATABASE_URL=url):
         answer = app.test_client().get("/database")
         assert answer.status_code == 200
-        assert "Postgres did not answer" in answer.text and "Traceback" not in answer.text
+        assert "Postgres could not be read" in answer.text and named in answer.text
+        assert "Traceback" not in answer.text

@@ -3,34 +3,15 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from flask.testing import FlaskClient
 
-from .helpers import HTMX, form_error, last_outcome, run_ids, send, status_of
+from .helpers import HTMX, finish, form_error, last_outcome, run_ids, send, status_of, wait_for
 
 TREES = ["starter", "solution"]
 # What each tree does with the lesson's provocations: the starter lets them through.
 LETS_IT_THROUGH = {"starter": True, "solution": False}
-
-
-def finish(client: FlaskClient, tree: str, run_id: str) -> str:
-    """Move a run pending -> running -> done with the buttons; return the fragment."""
-    client.post(f"/runs/{tree}/{run_id}/advance", data={"target": "running"}, headers=HTMX)
-    return client.post(f"/runs/{tree}/{run_id}/advance", data={"target": "done"},
-                       headers=HTMX).text
-
-
-def wait_for(client: FlaskClient, url: str, pattern: str, seconds: float = 20) -> str:
-    """Poll url like the page does until pattern shows up; return that page."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        page = client.get(url, headers=HTMX).text
-        if re.search(pattern, page):
-            return page
-        time.sleep(0.05)
-    raise AssertionError(f"{pattern!r} never appeared at {url}")
 
 
 @pytest.mark.parametrize("tree", TREES)

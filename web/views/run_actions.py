@@ -17,12 +17,14 @@ MAX_COPIES = 32
 
 
 def act(tree: str, action: Callable[[Bench], object]) -> Response:
-    """Do one thing on the tree's bench; a bad field becomes a visible error, not a 500."""
+    """Do one thing on the tree's bench; a bad field or a stopped store is a visible error."""
     bench = lab().bench(tree)
     try:
         action(bench)
     except FormError as error:
         return render_runs(tree, error.message)
+    except bench.unavailable as error:  # Postgres stopped: say so instead of a 500
+        return render_runs(tree, bench.down(error), 503)
     return render_runs(tree)
 
 

@@ -19,13 +19,17 @@ def run_context(tree: str, run_id: str) -> dict[str, Any]:
     bench = lab().bench(tree)
     if run_id not in bench.run_ids():
         abort(404, f"no run {run_id!r} was sent from the {tree} bench")
-    run = bench.store.get_run(run_id)
+    try:
+        run = bench.store.get_run(run_id)
+        messages = bench.store.messages_for_run(run_id)
+    except bench.unavailable as error:  # Postgres stopped: the error page, not a 500
+        abort(503, bench.down(error))
     entries = bench.journal.entries(run_id)
     status = str(run.status)
     return {
         "tree": tree, "trees": list(lab().trees), "bench": bench, "run": run,
         "status": status, "entries": entries,
-        "strip": message_strip(bench.store.messages_for_run(run_id), entries),
+        "strip": message_strip(messages, entries),
         "moving": status in MOVING and bench.executor.active,
     }
 

@@ -20,7 +20,10 @@ def runs_context(tree: str, error: str = "") -> dict[str, Any]:
     """What the runs page and its live fragment show for one tree's bench."""
     the_lab = lab()
     bench = the_lab.bench(tree)
-    rows = bench.rows()
+    try:
+        rows = bench.rows()
+    except bench.unavailable as down:  # Postgres stopped after the bench opened
+        rows, error = [], bench.down(down)
     graph = draw_graph(LESSON_ALLOWED, bench.state_counts(rows), bench.journal.edge_counts())
     return {
         "tree": tree, "trees": list(the_lab.trees), "bench": bench, "rows": rows,
@@ -30,10 +33,17 @@ def runs_context(tree: str, error: str = "") -> dict[str, Any]:
     }
 
 
-def render_runs(tree: str, error: str = "") -> Response:
-    """The runs page, or its live fragment for htmx (polls and buttons alike)."""
-    return render_view("runs.html", "partials/runs_live.html", runs_context(tree, error),
-                       400 if error else 200)
+def render_runs(tree: str, error: str = "", status: int = 400) -> Response:
+    """The runs page, or its live fragment for htmx (polls and buttons alike).
+
+    With an error the answer carries status (400 for a bad field, 503 for a store
+    that stopped answering); the page swaps both in, so the notice is seen.
+    """
+    context = runs_context(tree, error)
+    if context["error"] and not error:  # the store went down while reading the rows
+        status = 503
+    return render_view("runs.html", "partials/runs_live.html", context,
+                       status if context["error"] else 200)
 
 
 @bp.get("")
