@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import create_engine, func, text, update
+from sqlalchemy import Connection, RowMapping, create_engine, func, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
@@ -30,7 +30,7 @@ from ..shared.errors import (
     TransitionConflictError,
 )
 from ..shared.ids import new_id
-from ..shared.schema import ChatSession, Message, Run, utc_now
+from ..shared.schema import ChatSession, Message, Run, TableModel, utc_now
 from ..shared.states import RunStatus, ensure_transition
 from .sql_refusals import (
     FOREIGN_KEY_VIOLATION,
@@ -48,6 +48,14 @@ from .store import RunCreated
 
 SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 log = logging.getLogger(__name__)
+
+
+RUNS = TableModel.metadata.tables["runs"]  # the table itself, for the hot path's Core statements
+
+
+def _run_from(row: RowMapping) -> Run:
+    """A Run built from a row of the runs table."""
+    return _loaded(Run(**row))
 
 
 def _loaded(run: Run) -> Run:
@@ -110,26 +118,27 @@ class SqlStore:
 
         The unique constraint decides, in one statement: ON CONFLICT DO NOTHING
         inserts nothing for a key already stored, and the run holding it is
-        read back in the same transaction.
+        read back in the same transaction. This is the gateway's hot path, so it
+        runs on a bare connection rather than an ORM session.
         """
         now = utc_now()  # the application's clock, as for sessions and messages
         values = {"id": new_id(), "session_id": session_id, "status": RunStatus.PENDING,
                   "idempotency_key": idempotency_key, "input": input,
                   "created_at": now, "updated_at": now}
         refuse = self._refuse_run(session_id)
+        insert_run = insert(RUNS).values(values)
         try:
-            with self._transaction(refuse) as session:
-                inserted = session.exec(
-                    insert(Run).values(values)
-                    .on_conflict_do_nothing(index_elements=["idempotency_key"])
-                    .returning(Run)
-                ).scalar_one_or_none()
+            with self._connection(refuse) as connection:
+                inserted = connection.execute(
+                    insert_run.on_conflict_do_nothing(index_elements=["idempotency_key"])
+                    .returning(*RUNS.c)
+                ).mappings().first()
                 if inserted is not None:
-                    return RunCreated(run=_loaded(inserted), created=True)
-                existing = session.exec(
-                    select(Run).where(Run.idempotency_key == idempotency_key)
-                ).one()
-                return RunCreated(run=_loaded(existing), created=False)
+                    return RunCreated(run=_run_from(inserted), created=True)
+                existing = connection.execute(
+                    RUNS.select().where(RUNS.c.idempotency_key == idempotency_key)
+                ).mappings().one()
+                return RunCreated(run=_run_from(existing), created=False)
         except NoArbiterError:
             pass
         # Without the unique constraint there is no arbiter, so Postgres refuses
@@ -142,9 +151,9 @@ class SqlStore:
                 'runs.idempotency_key has no unique constraint in schema "%s", so nothing '
                 "stops a retry from creating a second run: declare it at TODO(check 3) in "
                 "shared/schema.py, then generate and apply a migration", self.schema)
-        with self._transaction(refuse) as session:
-            run = session.exec(insert(Run).values(values).returning(Run)).scalar_one()
-        return RunCreated(run=_loaded(run), created=True)
+        with self._connection(refuse) as connection:
+            row = connection.execute(insert_run.returning(*RUNS.c)).mappings().one()
+        return RunCreated(run=_run_from(row), created=True)
 
     def get_run(self, run_id: str) -> Run:
         """Return the run, or raise RunNotFoundError."""
@@ -204,6 +213,15 @@ class SqlStore:
                 select(Run).where(Run.status == RunStatus.PENDING)
                 .order_by(col(Run.created_at), col(Run.id)).limit(limit)
             )]
+
+    @contextmanager
+    def _connection(self, refuse: Refusal = refuse_nothing) -> Iterator[Connection]:
+        """One short transaction on a pooled connection, without the ORM session."""
+        try:
+            with self._engine.begin() as connection:
+                yield connection
+        except SQLAlchemyError as error:
+            raise translated(error, refuse, self.schema, self._where) from None
 
     @contextmanager
     def _transaction(self, refuse: Refusal = refuse_nothing) -> Iterator[Session]:
