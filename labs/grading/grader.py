@@ -16,8 +16,9 @@ from pathlib import Path
 from ..regions import copy_tree
 from ..trees import REPO_ROOT, tree_root
 from .criteria import CRITERIA, Criterion, Grade, Outcome
-from .isolate import check_outcomes, child_env
+from .isolate import CHECK_NUMBERS, check_outcomes, child_env
 from .migration import migration_files, missing_constraints
+from .on_postgres import MigrationFailedError, migrated_schema
 
 MYPY_ERROR = re.compile(r"^(?P<path>[^:\s][^:]*):\d+(:\d+)?: error:")
 
@@ -87,12 +88,25 @@ class Grader:
         return self._other[criterion.kind]
 
     def _run_checks(self, store: str) -> dict[int, Outcome]:
-        env = None
         if store == "postgres":
-            # Each submission gets its own Postgres schema, so a class shares one database.
-            env = {"DB_SCHEMA": "grade_" + re.sub(r"\W", "_", self.tree.name.lower())[:40]}
-        return check_outcomes(self.tree, store, timeout=self.timeout,
-                              database_url=self.database_url, env=env)
+            return self._run_checks_on_postgres()
+        return check_outcomes(self.tree, store, timeout=self.timeout)
+
+    def _run_checks_on_postgres(self) -> dict[int, Outcome]:
+        """The six checks against a schema of this submission's own, built by its migration."""
+        assert self.database_url is not None
+        files = migration_files(self.tree, self.migrations)
+        if not files:
+            reason = "no migration of the tree's own to apply to Postgres"
+            return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", reason))
+        try:
+            with migrated_schema(self.database_url, self.tree, files[0].parent,
+                                 self.typecheck_timeout) as schema:
+                return check_outcomes(self.tree, "postgres", timeout=self.timeout,
+                                      database_url=self.database_url,
+                                      env={"DB_SCHEMA": schema})
+        except MigrationFailedError as error:
+            return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", str(error)))
 
     def typecheck(self) -> Outcome:
         """mypy --strict via `python -m labs typecheck`; only errors inside the tree count."""

@@ -1,0 +1,80 @@
+"""Grading on Postgres: each submission's own migration builds the tables its checks run on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg2
+import pytest
+
+from labs.grading.criteria import Outcome
+from labs.grading.grader import Grader
+from labs.trees import REPO_ROOT
+from tests.grading import submissions as make
+
+REFERENCE = next((REPO_ROOT / "migrations" / "versions" / "solution").glob("0001_*.py"))
+
+
+def with_real_migration(tree: Path, *, constraints: bool) -> None:
+    """Put a full migration beside the tree: the reference one, or it without the constraints."""
+    lines = REFERENCE.read_text(encoding="utf-8").splitlines(keepends=True)
+    if not constraints:
+        lines = [line for line in lines if "sa.UniqueConstraint(" not in line]
+    versions = tree.parent / "migrations" / "versions" / tree.name
+    versions.mkdir(parents=True)
+    (versions / "0001_learner.py").write_text("".join(lines), encoding="utf-8")
+
+
+def postgres_outcomes(tree: Path, database_url: str) -> dict[int, Outcome]:
+    """The six Postgres check outcomes of one submission."""
+    grade = Grader(tree, timeout=20.0, database_url=database_url).grade()
+    return {n: grade.outcomes[f"postgres-{n}"] for n in range(1, 7)}
+
+
+def grading_schemas(database_url: str) -> list[str]:
+    """Schemas a grading run made and did not drop."""
+    with psycopg2.connect(database_url) as connection, connection.cursor() as cursor:
+        cursor.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'grade_%'")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_a_fixed_tree_with_its_migration_passes_the_six_on_postgres(
+    tmp_path: Path, fresh_database: str
+) -> None:
+    """The solved regions plus a migration carrying both constraints earn every Postgres check."""
+    tree = make.fixed(tmp_path / "ada") / "starter"
+    with_real_migration(tree, constraints=True)
+    outcomes = postgres_outcomes(tree, fresh_database)
+    assert {n: o.status for n, o in outcomes.items()} == dict.fromkeys(range(1, 7), "pass")
+    assert grading_schemas(fresh_database) == []
+
+
+def test_the_untouched_starter_on_its_own_migration_fails_3_4_5_on_postgres(
+    tmp_path: Path, fresh_database: str
+) -> None:
+    """Without the constraints Postgres lets the duplicates in, as the checks report."""
+    tree = make.starter_copy(tmp_path / "ben")
+    with_real_migration(tree, constraints=False)
+    outcomes = postgres_outcomes(tree, fresh_database)
+    assert [n for n, o in outcomes.items() if o.status == "pass"] == [1, 2, 6]
+    assert grading_schemas(fresh_database) == []
+
+
+@pytest.mark.parametrize("broken", ["missing", "failing"])
+def test_without_a_migration_that_applies_every_postgres_check_fails_saying_why(
+    tmp_path: Path, fresh_database: str, broken: str
+) -> None:
+    """No migration, or one that cannot run, is a failed grade with the reason, not a crash."""
+    tree = make.fixed(tmp_path / "cho") / "starter"
+    if broken == "failing":
+        versions = tree.parent / "migrations" / "versions" / tree.name
+        versions.mkdir(parents=True)
+        (versions / "0001_bad.py").write_text(
+            'revision = "0001"\ndown_revision = None\n\n\n'
+            "def upgrade() -> None:\n    raise RuntimeError('half-written migration')\n",
+            encoding="utf-8")
+    outcomes = postgres_outcomes(tree, fresh_database)
+    assert {o.status for o in outcomes.values()} == {"fail"}
+    expected = "no migration" if broken == "missing" else "half-written migration"
+    assert all(expected in o.message for o in outcomes.values())
+    assert grading_schemas(fresh_database) == []
