@@ -64,8 +64,10 @@ def run_race(
 ) -> RaceOutcome:
     """Fire `requests` identical creates at each path at once; count what each left behind."""
     schema = f"koda_race_{uuid.uuid4().hex[:10]}"
-    connections = [_connect(database_url) for _ in range(requests)]
+    connections: list[psycopg2.extensions.connection] = []
     try:
+        # Opened inside the try, so a failure halfway still closes the ones already open.
+        connections.extend(_connect(database_url) for _ in range(requests))
         _create_tables(connections[0], schema)
         delay = delay_ms / 1000
         naive_outcome = (
@@ -78,8 +80,9 @@ def run_race(
         )
         return RaceOutcome(requests, delay_ms, naive_outcome, guarded_outcome)
     finally:
-        with connections[0].cursor() as cursor:
-            cursor.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        if connections:
+            with connections[0].cursor() as cursor:
+                cursor.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
         for connection in connections:
             connection.close()
 

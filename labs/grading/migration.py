@@ -77,10 +77,10 @@ def constraints_in(source: str) -> set[tuple[str, tuple[str, ...]]]:
                         found.add((table[0] if table else "", tuple(_strings(part.args[:1]))))
             elif kind == "create_unique_constraint":
                 # (constraint_name, table_name, columns), positionally or by keyword.
-                table = _keyword(call, "table_name") or _arg(call, 1)
-                columns = _keyword(call, "columns") or _arg(call, 2)
-                if table is not None and columns is not None:
-                    found.add(("".join(_strings([table])), tuple(_strings([columns]))))
+                table_node = _keyword(call, "table_name") or _arg(call, 1)
+                columns_node = _keyword(call, "columns") or _arg(call, 2)
+                if table_node is not None and columns_node is not None:
+                    found.add(("".join(_strings([table_node])), tuple(_strings([columns_node]))))
     return found
 
 

@@ -1,0 +1,32 @@
+"""The code's own bars: mypy strict on the trees (no explicit Any), mypy on the kit, ruff."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from labs.trees import REPO_ROOT
+
+
+def run(*command: str) -> subprocess.CompletedProcess[str]:
+    """Run a command from the repository root and capture what it says."""
+    return subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_both_trees_typecheck_strictly_with_no_explicit_any() -> None:
+    """`python -m labs typecheck` is the learner's acceptance criterion 5; both trees pass it."""
+    result = run(sys.executable, "-m", "labs", "typecheck")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Success: no issues found" in result.stdout
+
+
+def test_the_lab_kit_and_the_dashboard_typecheck() -> None:
+    """labs/ and web/ pass mypy with the project's settings."""
+    result = run(sys.executable, "-m", "mypy", "labs", "web")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_code_is_ruff_clean() -> None:
+    """ruff check . finds nothing."""
+    result = run(sys.executable, "-m", "ruff", "check", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
