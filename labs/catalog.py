@@ -84,8 +84,9 @@ def psycopg2_url(url: str) -> str:
     try:
         parsed = make_url(url)
     except ArgumentError:
-        raise ValueError(f"{url!r} is not a database URL, e.g. "
-                         "postgresql://koda:koda@localhost:5508/koda") from None
+        raise ValueError(
+            f"{url!r} is not a database URL, e.g. postgresql://koda:koda@localhost:5508/koda"
+        ) from None
     if parsed.drivername.partition("+")[0] not in ("postgresql", "postgres"):
         raise ValueError(f"{parsed.drivername!r} is not Postgres: use a postgresql:// URL")
     return parsed.set(drivername="postgresql+psycopg2").render_as_string(hide_password=False)
@@ -93,8 +94,9 @@ def psycopg2_url(url: str) -> str:
 
 def _engine(database_url: str) -> Engine:
     try:
-        return create_engine(psycopg2_url(database_url), poolclass=NullPool,
-                             connect_args={"connect_timeout": 5})
+        return create_engine(
+            psycopg2_url(database_url), poolclass=NullPool, connect_args={"connect_timeout": 5}
+        )
     except ValueError as error:
         raise CatalogError(str(error)) from None
 
@@ -111,16 +113,19 @@ def constraints_report(database_url: str, schema: str) -> list[CatalogEntry]:
             entries = []
             for row in rows.mappings():
                 constraint = {"p": "primary key", "u": "unique constraint"}.get(
-                    row["constraint_type"] or "")
+                    row["constraint_type"] or ""
+                )
                 plain = "unique index" if row["is_unique"] else "index"
-                entries.append(CatalogEntry(
-                    table=row["table_name"],
-                    name=row["constraint_name"] if constraint else row["index_name"],
-                    kind=constraint or plain + (" (partial)" if row["is_partial"] else ""),
-                    columns=tuple(row["columns"]),
-                    definition=row["constraint_def"] if constraint else row["index_def"],
-                    unique=bool(row["is_unique"]) and not row["is_partial"],
-                ))
+                entries.append(
+                    CatalogEntry(
+                        table=row["table_name"],
+                        name=row["constraint_name"] if constraint else row["index_name"],
+                        kind=constraint or plain + (" (partial)" if row["is_partial"] else ""),
+                        columns=tuple(row["columns"]),
+                        definition=row["constraint_def"] if constraint else row["index_def"],
+                        unique=bool(row["is_unique"]) and not row["is_partial"],
+                    )
+                )
             return entries
     except SQLAlchemyError as error:
         raise CatalogError(f"cannot read the database: {_first_line(error)}") from None
@@ -132,8 +137,14 @@ def required_constraints(entries: list[CatalogEntry]) -> list[Requirement]:
     """For each uniqueness the lab needs, the entry that enforces it (or None)."""
     found = []
     for (table, columns), check in REQUIRED:
-        met_by = next((e.name for e in entries if e.table == table and e.unique
-                       and set(e.columns) == set(columns)), None)
+        met_by = next(
+            (
+                e.name
+                for e in entries
+                if e.table == table and e.unique and set(e.columns) == set(columns)
+            ),
+            None,
+        )
         found.append(Requirement(table, columns, check, met_by))
     return found
 
@@ -145,12 +156,14 @@ def migration_head(database_url: str, schema: str) -> str | None:
     engine = _engine(database_url)
     try:
         with engine.connect() as connection:
-            table = connection.execute(text("SELECT to_regclass(:name)"),
-                                       {"name": f'"{schema}".alembic_version'}).scalar()
+            table = connection.execute(
+                text("SELECT to_regclass(:name)"), {"name": f'"{schema}".alembic_version'}
+            ).scalar()
             if table is None:
                 return None
             versions = connection.execute(
-                text(f'SELECT version_num FROM "{schema}".alembic_version ORDER BY 1')).scalars()
+                text(f'SELECT version_num FROM "{schema}".alembic_version ORDER BY 1')
+            ).scalars()
             return ", ".join(versions) or None
     except SQLAlchemyError as error:
         raise CatalogError(f"cannot read the database: {_first_line(error)}") from None

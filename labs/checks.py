@@ -54,15 +54,21 @@ class CheckContext:
     def new_session(self) -> str:
         """Open a session through the gateway and return its id."""
         answer = self.client.post("/sessions", {"userId": "learner-1", "title": "self-check"})
-        expect(answer.status_code == 201, "POST /sessions -> 201 {sessionId}",
-               f"{answer.status_code} {answer.get_data(as_text=True).strip()}")
+        expect(
+            answer.status_code == 201,
+            "POST /sessions -> 201 {sessionId}",
+            f"{answer.status_code} {answer.get_data(as_text=True).strip()}",
+        )
         return str(answer.get_json()["sessionId"])
 
     def new_run(self, message: str) -> Any:
         """Send a message through the gateway and return the run it created."""
         answer = self.client.post("/chat", {"sessionId": self.new_session(), "message": message})
-        expect(answer.status_code == 202, "POST /chat -> 202 {runId, status}",
-               f"{answer.status_code} {answer.get_data(as_text=True).strip()}")
+        expect(
+            answer.status_code == 202,
+            "POST /chat -> 202 {runId, status}",
+            f"{answer.status_code} {answer.get_data(as_text=True).strip()}",
+        )
         return self.raw.get_run(answer.get_json()["runId"])
 
     def hint(self, relative: str, check: int) -> Hint:
@@ -89,9 +95,9 @@ class Check:
 CHECKS: list[Check] = []
 
 
-def check(number: int, title: str, default_hint: str) -> Callable[
-    [Callable[[CheckContext], None]], Callable[[CheckContext], None]
-]:
+def check(
+    number: int, title: str, default_hint: str
+) -> Callable[[Callable[[CheckContext], None]], Callable[[CheckContext], None]]:
     """Register a function as self-check number."""
 
     def register(fn: Callable[[CheckContext], None]) -> Callable[[CheckContext], None]:
@@ -143,9 +149,11 @@ def three_grains(ctx: CheckContext) -> None:
         session = ctx.store.create_session("learner-2", "three grains")
         run = ctx.store.create_run(session.id, "what is a run?", f"check-2-{session.id}").run
     stored = ctx.raw.get_session(session.id)
-    expect((stored.user_id, stored.title) == ("learner-2", "three grains"),
-           "the session to read back with its user_id and title",
-           f"{stored.user_id!r}, {stored.title!r}")
+    expect(
+        (stored.user_id, stored.title) == ("learner-2", "three grains"),
+        "the session to read back with its user_id and title",
+        f"{stored.user_id!r}, {stored.title!r}",
+    )
     status = str(ctx.raw.get_run(run.id).status)
     expect(status == "pending", "the new run to read back as pending", status)
     with ctx.trace.acting_as("worker"):
@@ -178,8 +186,12 @@ def idempotency(ctx: CheckContext) -> None:
         ctx.schema_or("infra/memory.py", 3),
     )
     rows = ctx.raw.count_runs_with_key(key_a)
-    expect(rows == 1, "one row in runs for the key", f"{rows} rows",
-           ctx.schema_or("infra/memory.py", 3))
+    expect(
+        rows == 1,
+        "one row in runs for the key",
+        f"{rows} rows",
+        ctx.schema_or("infra/memory.py", 3),
+    )
 
 
 @check(4, "state machine: pending -> running allowed, done -> running refused", "shared/states.py")
@@ -190,16 +202,24 @@ def state_machine(ctx: CheckContext) -> None:
     hint = ctx.hint("shared/states.py", 4)
     with ctx.trace.acting_as("worker"):
         moved = ctx.store.transition(run.id, pending, running)
-        expect(str(moved.status) == "running", "pending -> running to be allowed",
-               str(moved.status), hint)
+        expect(
+            str(moved.status) == "running",
+            "pending -> running to be allowed",
+            str(moved.status),
+            hint,
+        )
         ctx.store.transition(run.id, running, done)
         illegal = ctx.error("IllegalTransitionError")
         try:
             ctx.store.transition(run.id, done, running)
         except illegal as error:
             text = str(error)
-            expect("done" in text and "running" in text,
-                   "an error naming both states (done, running)", repr(text), hint)
+            expect(
+                "done" in text and "running" in text,
+                "an error naming both states (done, running)",
+                repr(text),
+                hint,
+            )
         else:
             raise CheckFailed(
                 "IllegalTransitionError for done -> running",
@@ -227,7 +247,8 @@ def message_order(ctx: CheckContext) -> None:
             rows = len(ctx.raw.messages_for_run(run.id))
             raise CheckFailed(
                 "DuplicateMessageError for the second seq 0",
-                f"the write went through: {rows} rows at seq 0", hint,
+                f"the write went through: {rows} rows at seq 0",
+                hint,
             )
     rows = len(ctx.raw.messages_for_run(run.id))
     expect(rows == 1, "one row in messages for the run", f"{rows} rows", hint)
@@ -239,11 +260,17 @@ def worker_sees_pending(ctx: CheckContext) -> None:
     session_id = ctx.new_session()
     answer = ctx.client.post("/chat", {"sessionId": session_id, "message": "for the worker"})
     run_id = (answer.get_json(silent=True) or {}).get("runId")
-    expect(answer.status_code == 202 and run_id is not None, "202 with a runId",
-           f"{answer.status_code}")
+    expect(
+        answer.status_code == 202 and run_id is not None,
+        "202 with a runId",
+        f"{answer.status_code}",
+    )
     with ctx.trace.acting_as("worker"):
         seen = ctx.tree.module("worker").pending_runs(ctx.store, 10_000)
     ids = {run.id: str(run.status) for run in seen}
-    expect(run_id in ids, f"pending_runs to include {run_id}",
-           f"{len(ids)} pending run(s), not that one")
+    expect(
+        run_id in ids,
+        f"pending_runs to include {run_id}",
+        f"{len(ids)} pending run(s), not that one",
+    )
     expect(ids[run_id] == "pending", "the run to be pending", ids[run_id])

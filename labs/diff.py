@@ -49,8 +49,7 @@ def body_diff(starter: list[str], solution: list[str]) -> list[tuple[str, str]]:
     return lines
 
 
-def tree_diff(starter: Path | None = None,
-              solution: Path | None = None) -> dict[int, list[Hunk]]:
+def tree_diff(starter: Path | None = None, solution: Path | None = None) -> dict[int, list[Hunk]]:
     """Every region's hunk, grouped by check number in ascending order.
 
     Defaults to the repository's starter/ and solution/. Regions are paired
@@ -63,8 +62,16 @@ def tree_diff(starter: Path | None = None,
     by_check: dict[int, list[Hunk]] = {}
     for relative, regions in regions_by_file(starter_root).items():
         for mine, theirs in paired(regions, solution_regions.get(relative, [])):
-            hunk = Hunk(mine.check, relative, mine.start, theirs.start, mine.instruction,
-                        body_diff(list(mine.body_lines), list(theirs.body_lines)))
+            hunk = Hunk(
+                mine.check,
+                relative,
+                mine.start,
+                theirs.start,
+                mine.instruction,
+                body_diff(list(mine.body_lines), list(theirs.body_lines)),
+            )
             by_check.setdefault(mine.check, []).append(hunk)
-    return {check: sorted(by_check[check], key=lambda h: (h.path, h.starter_line))
-            for check in sorted(by_check)}
+    return {
+        check: sorted(by_check[check], key=lambda h: (h.path, h.starter_line))
+        for check in sorted(by_check)
+    }

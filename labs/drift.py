@@ -57,57 +57,85 @@ def compare_file(relative: str, starter: Path, solution: Path) -> tuple[list[Dri
     a_lines, b_lines = read_lines(starter / relative), read_lines(solution / relative)
     if not relative.endswith(".py"):
         same = (starter / relative).read_bytes() == (solution / relative).read_bytes()
-        return ([] if same else [Drift(f"solution/{relative}:1", "differs from starter/"
-                                       f"{relative}, and it has no marked regions")]), []
+        return (
+            []
+            if same
+            else [
+                Drift(
+                    f"solution/{relative}:1",
+                    f"differs from starter/{relative}, and it has no marked regions",
+                )
+            ]
+        ), []
     try:
         a, a_numbers = skeleton("starter", relative, a_lines)
         b, b_numbers = skeleton("solution", relative, b_lines)
     except RegionError as error:
         return [Drift(f"{error.path}:{error.line}", error.problem)], []
-    drift = [*tag_problems("starter", relative, a_lines), *tag_problems("solution", relative,
-                                                                        b_lines)]
+    drift = [
+        *tag_problems("starter", relative, a_lines),
+        *tag_problems("solution", relative, b_lines),
+    ]
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
     for tag, a0, a1, b0, b1 in matcher.get_opcodes():
         if tag == "equal":
             continue
         a_at = a_numbers[a0] if a0 < len(a_numbers) else len(a_lines) + 1
         b_at = b_numbers[b0] if b0 < len(b_numbers) else len(b_lines) + 1
-        drift.append(Drift(f"solution/{relative}:{b_at}", describe(a[a0:a1], b[b0:b1],
-                                                                    f"starter/{relative}:{a_at}")))
+        drift.append(
+            Drift(
+                f"solution/{relative}:{b_at}",
+                describe(a[a0:a1], b[b0:b1], f"starter/{relative}:{a_at}"),
+            )
+        )
     return drift, instruction_notes(relative, starter, solution)
 
 
 def describe(starter_only: list[str], solution_only: list[str], starter_at: str) -> str:
     """Say in words how two stretches of lines outside the regions differ."""
+
     def shown(lines: list[str]) -> str:
         text = repr(lines[0].strip()) if lines else "nothing"
         return text + (f" (+{len(lines) - 1} more lines)" if len(lines) > 1 else "")
 
     markers = [line.strip() for line in starter_only + solution_only if "# region(check" in line]
     if markers:
-        return (f"the marked regions do not pair up with {starter_at} ({markers[0]} has no "
-                "counterpart): every TODO(check N) needs a SOLUTION(check N) at the same place")
-    return (f"differs from {starter_at} outside the marked regions: solution has "
-            f"{shown(solution_only)}, starter has {shown(starter_only)}; make the same "
-            "change in both trees, or move it inside a region")
+        return (
+            f"the marked regions do not pair up with {starter_at} ({markers[0]} has no "
+            "counterpart): every TODO(check N) needs a SOLUTION(check N) at the same place"
+        )
+    return (
+        f"differs from {starter_at} outside the marked regions: solution has "
+        f"{shown(solution_only)}, starter has {shown(starter_only)}; make the same "
+        "change in both trees, or move it inside a region"
+    )
 
 
 def tag_problems(name: str, relative: str, lines: list[str]) -> list[Drift]:
     """Regions opened with the other tree's tag (a SOLUTION marker left in the starter)."""
-    return [Drift(f"{name}/{relative}:{r.start}",
-                  f"{name}/ opens regions with {EXPECTED_TAG[name]}(check N), not {r.tag}")
-            for r in parse_regions(f"{name}/{relative}", lines) if r.tag != EXPECTED_TAG[name]]
+    return [
+        Drift(
+            f"{name}/{relative}:{r.start}",
+            f"{name}/ opens regions with {EXPECTED_TAG[name]}(check N), not {r.tag}",
+        )
+        for r in parse_regions(f"{name}/{relative}", lines)
+        if r.tag != EXPECTED_TAG[name]
+    ]
 
 
 def instruction_notes(relative: str, starter: Path, solution: Path) -> list[Drift]:
     """Paired regions whose one-line instructions are worded differently."""
     a = parse_regions(relative, read_lines(starter / relative))
     b = parse_regions(relative, read_lines(solution / relative))
-    return [Drift(f"solution/{relative}:{theirs.start}",
-                  f"instruction differs from starter/{relative}:{mine.start}: "
-                  f"{mine.instruction!r} vs {theirs.instruction!r}")
-            for mine, theirs in zip(a, b, strict=False)
-            if mine.check == theirs.check and mine.instruction != theirs.instruction]
+    return [
+        Drift(
+            f"solution/{relative}:{theirs.start}",
+            f"instruction differs from starter/{relative}:{mine.start}: "
+            f"{mine.instruction!r} vs {theirs.instruction!r}",
+        )
+        for mine, theirs in zip(a, b, strict=False)
+        if mine.check == theirs.check and mine.instruction != theirs.instruction
+    ]
 
 
 @dataclass
@@ -153,6 +181,11 @@ def behaviour_drift(starter: str = "starter", solution: str = "solution") -> lis
             continue
         failing = {int(r.key) for r in report.six if not r.passed}
         if failing != should_fail:
-            found.append(Drift(f"{spec}/", f"fails checks {sorted(failing) or 'none'}, "
-                               f"expected {sorted(should_fail) or 'none'}"))
+            found.append(
+                Drift(
+                    f"{spec}/",
+                    f"fails checks {sorted(failing) or 'none'}, "
+                    f"expected {sorted(should_fail) or 'none'}",
+                )
+            )
     return found

@@ -35,8 +35,12 @@ def concurrent_duplicates(ctx: CheckContext) -> None:
 
     with ThreadPoolExecutor(THREADS) as pool:
         run_ids = set(pool.map(post, range(THREADS)))
-    expect(len(run_ids) == 1 and None not in run_ids, f"one runId across {THREADS} requests",
-           f"{len(run_ids)} different answers", ctx.schema_or("infra/memory.py", 3))
+    expect(
+        len(run_ids) == 1 and None not in run_ids,
+        f"one runId across {THREADS} requests",
+        f"{len(run_ids)} different answers",
+        ctx.schema_or("infra/memory.py", 3),
+    )
     key = ctx.tree.module("shared.keys").idempotency_key_for(session_id, "burst-1", "double click")
     rows = ctx.raw.count_runs_with_key(key)
     expect(rows == 1, "one row in runs", f"{rows} rows", ctx.schema_or("infra/memory.py", 3))
@@ -66,22 +70,39 @@ def concurrent_claims(ctx: CheckContext) -> None:
 def reused_client_message_id(ctx: CheckContext) -> None:
     """The same clientMessageId with a different message is a client bug: 409."""
     session_id = ctx.new_session()
-    first = ctx.client.post("/chat", {"sessionId": session_id, "message": "one",
-                                      "clientMessageId": "reused"})
-    second = ctx.client.post("/chat", {"sessionId": session_id, "message": "two",
-                                       "clientMessageId": "reused"})
+    first = ctx.client.post(
+        "/chat", {"sessionId": session_id, "message": "one", "clientMessageId": "reused"}
+    )
+    second = ctx.client.post(
+        "/chat", {"sessionId": session_id, "message": "two", "clientMessageId": "reused"}
+    )
     if first.status_code != 202:
         raise CheckFailed("202 for the first message", str(first.status_code))
-    expect(second.status_code == 409, "409 for a reused clientMessageId with another message",
-           f"{second.status_code} {second.get_data(as_text=True).strip()}",
-           ctx.hint("shared/keys.py", 3))
+    expect(
+        second.status_code == 409,
+        "409 for a reused clientMessageId with another message",
+        f"{second.status_code} {second.get_data(as_text=True).strip()}",
+        ctx.hint("shared/keys.py", 3),
+    )
 
 
 EXTRA_CHECKS = [
-    ExtraCheck("concurrent-duplicates", f"{THREADS} concurrent duplicates through the gateway "
-               "give one run", concurrent_duplicates, "infra/memory.py"),
-    ExtraCheck("concurrent-claims", "two concurrent claims of one pending run: one wins",
-               concurrent_claims, "infra/memory.py"),
-    ExtraCheck("reused-client-id", "a clientMessageId reused with another message gets 409",
-               reused_client_message_id, "gateway/routes.py"),
+    ExtraCheck(
+        "concurrent-duplicates",
+        f"{THREADS} concurrent duplicates through the gateway give one run",
+        concurrent_duplicates,
+        "infra/memory.py",
+    ),
+    ExtraCheck(
+        "concurrent-claims",
+        "two concurrent claims of one pending run: one wins",
+        concurrent_claims,
+        "infra/memory.py",
+    ),
+    ExtraCheck(
+        "reused-client-id",
+        "a clientMessageId reused with another message gets 409",
+        reused_client_message_id,
+        "gateway/routes.py",
+    ),
 ]

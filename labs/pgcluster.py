@@ -53,8 +53,18 @@ class TempCluster:
         self._as_postgres = os.geteuid() == 0
         if self._as_postgres:
             shutil.chown(self.root, "postgres", "postgres")
-        self._run("initdb", "-D", str(self.datadir), "-U", "postgres", "--auth=trust",
-                  "--no-sync", "-E", "UTF8", "--locale=C.UTF-8")
+        self._run(
+            "initdb",
+            "-D",
+            str(self.datadir),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--no-sync",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+        )
 
     def _run(self, tool: str, *args: str) -> None:
         command = [str(self.bindir / tool), *args]
@@ -64,12 +74,24 @@ class TempCluster:
 
     def start(self) -> None:
         """Start the server and wait until it accepts connections."""
-        options = (f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root} "
-                   "-c max_connections=200")
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root} -c max_connections=200"
+        )
         if not self.durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        self._run("pg_ctl", "-D", str(self.datadir), "-l", str(self.logfile),
-                  "-o", options, "-w", "-t", "60", "start")
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.datadir),
+            "-l",
+            str(self.logfile),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
         self.wait_ready()
 
     def stop(self, mode: str = "fast") -> None:

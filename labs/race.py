@@ -59,8 +59,12 @@ class RaceOutcome:
 
 
 def run_race(
-    database_url: str, requests: int = 32, delay_ms: float = 20.0,
-    *, naive: bool = True, guarded: bool = True,
+    database_url: str,
+    requests: int = 32,
+    delay_ms: float = 20.0,
+    *,
+    naive: bool = True,
+    guarded: bool = True,
 ) -> RaceOutcome:
     """Fire `requests` identical creates at each path at once; count what each left behind."""
     schema = f"koda_race_{uuid.uuid4().hex[:10]}"
@@ -72,11 +76,13 @@ def run_race(
         delay = delay_ms / 1000
         naive_outcome = (
             _race(connections, f"{schema}.naive_runs", NAIVE, _check_then_insert, delay)
-            if naive else None
+            if naive
+            else None
         )
         guarded_outcome = (
             _race(connections, f"{schema}.guarded_runs", GUARDED, _insert_on_conflict, delay)
-            if guarded else None
+            if guarded
+            else None
         )
         return RaceOutcome(requests, delay_ms, naive_outcome, guarded_outcome)
     finally:
@@ -99,13 +105,12 @@ def _create_tables(connection: psycopg2.extensions.connection, schema: str) -> N
         cursor.execute(f"CREATE SCHEMA {schema}")
         # For demonstration only: the key is NOT unique here, so nothing stops a duplicate.
         cursor.execute(f"CREATE TABLE {schema}.naive_runs ({columns})")
-        cursor.execute(
-            f"CREATE TABLE {schema}.guarded_runs ({columns}, UNIQUE (idempotency_key))"
-        )
+        cursor.execute(f"CREATE TABLE {schema}.guarded_runs ({columns}, UNIQUE (idempotency_key))")
 
 
-def _check_then_insert(cursor: psycopg2.extensions.cursor, table: str, key: str,
-                       delay: float) -> str:
+def _check_then_insert(
+    cursor: psycopg2.extensions.cursor, table: str, key: str, delay: float
+) -> str:
     """The anti-pattern: between the SELECT and the INSERT, anyone may insert too."""
     cursor.execute(f"SELECT id FROM {table} WHERE idempotency_key = %s", (key,))
     found = cursor.fetchone()
@@ -113,13 +118,16 @@ def _check_then_insert(cursor: psycopg2.extensions.cursor, table: str, key: str,
         return str(found[0])
     time.sleep(delay)  # the window, held open on purpose
     run_id = str(ULID())
-    cursor.execute(f"INSERT INTO {table} (id, idempotency_key, input) VALUES (%s, %s, %s)",
-                   (run_id, key, "hello"))
+    cursor.execute(
+        f"INSERT INTO {table} (id, idempotency_key, input) VALUES (%s, %s, %s)",
+        (run_id, key, "hello"),
+    )
     return run_id
 
 
-def _insert_on_conflict(cursor: psycopg2.extensions.cursor, table: str, key: str,
-                        delay: float) -> str:
+def _insert_on_conflict(
+    cursor: psycopg2.extensions.cursor, table: str, key: str, delay: float
+) -> str:
     """The same check and the same window, but the constraint is the final arbiter."""
     cursor.execute(f"SELECT id FROM {table} WHERE idempotency_key = %s", (key,))
     found = cursor.fetchone()
@@ -141,8 +149,13 @@ def _insert_on_conflict(cursor: psycopg2.extensions.cursor, table: str, key: str
     return str(winner[0])
 
 
-def _race(connections: list[psycopg2.extensions.connection], table: str, path: str,
-          create: CreateRun, delay: float) -> PathOutcome:
+def _race(
+    connections: list[psycopg2.extensions.connection],
+    table: str,
+    path: str,
+    create: CreateRun,
+    delay: float,
+) -> PathOutcome:
     key = uuid.uuid4().hex
     start = threading.Barrier(len(connections))
 

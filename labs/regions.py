@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-OPENER = re.compile(r"^(?P<indent>[ \t]*)#\s*(?P<tag>TODO|SOLUTION)\(check (?P<check>\d+)\):?\s*"
-                    r"(?P<instruction>.*?)\s*$")
+OPENER = re.compile(
+    r"^(?P<indent>[ \t]*)#\s*(?P<tag>TODO|SOLUTION)\(check (?P<check>\d+)\):?\s*"
+    r"(?P<instruction>.*?)\s*$"
+)
 CLOSER = re.compile(r"^(?P<indent>[ \t]*)#\s*END\(check (?P<check>\d+)\)\s*$")
 
 # Caches and generated files are never part of a tree's source.
@@ -57,8 +59,7 @@ def source_files(tree_root: Path) -> list[str]:
     found = []
     for path in tree_root.rglob("*"):
         relative = path.relative_to(tree_root)
-        if any(part in IGNORED_DIRS or part.endswith(IGNORED_SUFFIXES)
-               for part in relative.parts):
+        if any(part in IGNORED_DIRS or part.endswith(IGNORED_SUFFIXES) for part in relative.parts):
             continue
         if path.is_file():
             found.append(relative.as_posix())
@@ -73,24 +74,44 @@ def parse_regions(path: str, lines: list[str]) -> list[Region]:
         opener, closer = OPENER.match(line), CLOSER.match(line)
         if opener:
             if opened is not None:
-                raise RegionError(path, number, f"a new region opens before the region at line "
-                                  f"{opened[0]} is closed with # END(check {opened[1]['check']})")
+                raise RegionError(
+                    path,
+                    number,
+                    f"a new region opens before the region at line "
+                    f"{opened[0]} is closed with # END(check {opened[1]['check']})",
+                )
             opened = (number, opener)
         elif closer:
             if opened is None:
                 raise RegionError(path, number, "# END without a TODO/SOLUTION opener above it")
             start, match = opened
             if closer["check"] != match["check"] or closer["indent"] != match["indent"]:
-                raise RegionError(path, number, f"this END does not match the "
-                                  f"{match['tag']}(check {match['check']}) at line {start} "
-                                  "(same check number and indentation needed)")
-            regions.append(Region(path, int(match["check"]), match["tag"], start, number,
-                                  match["instruction"], tuple(lines[start:number - 1]),
-                                  match["indent"]))
+                raise RegionError(
+                    path,
+                    number,
+                    f"this END does not match the "
+                    f"{match['tag']}(check {match['check']}) at line {start} "
+                    "(same check number and indentation needed)",
+                )
+            regions.append(
+                Region(
+                    path,
+                    int(match["check"]),
+                    match["tag"],
+                    start,
+                    number,
+                    match["instruction"],
+                    tuple(lines[start : number - 1]),
+                    match["indent"],
+                )
+            )
             opened = None
     if opened is not None:
-        raise RegionError(path, opened[0], f"{opened[1]['tag']}(check {opened[1]['check']}) "
-                          "is never closed with # END")
+        raise RegionError(
+            path,
+            opened[0],
+            f"{opened[1]['tag']}(check {opened[1]['check']}) is never closed with # END",
+        )
     return regions
 
 
@@ -131,8 +152,9 @@ def paired(starter: list[Region], solution: list[Region]) -> Iterator[tuple[Regi
             yield mine, theirs
 
 
-def apply_solution(starter_copy_root: Path, solution_root: Path,
-                   checks: set[int] | None = None) -> list[Region]:
+def apply_solution(
+    starter_copy_root: Path, solution_root: Path, checks: set[int] | None = None
+) -> list[Region]:
     """Replace the body of each TODO region in a starter copy by the solution's body.
 
     Only the regions serving `checks` are replaced when it is given. The TODO
@@ -145,10 +167,13 @@ def apply_solution(starter_copy_root: Path, solution_root: Path,
         lines = read_lines(starter_copy_root / relative)
         # Work bottom-up so earlier line numbers stay valid while splicing.
         counterparts = solution_regions.get(relative, [])
-        pairs = [(mine, theirs) for mine, theirs in paired(regions, counterparts)
-                 if checks is None or mine.check in checks]
+        pairs = [
+            (mine, theirs)
+            for mine, theirs in paired(regions, counterparts)
+            if checks is None or mine.check in checks
+        ]
         for mine, theirs in reversed(pairs):
-            lines[mine.start:mine.end - 1] = list(theirs.body_lines)
+            lines[mine.start : mine.end - 1] = list(theirs.body_lines)
             replaced.append(mine)
         if pairs:
             (starter_copy_root / relative).write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -157,6 +182,7 @@ def apply_solution(starter_copy_root: Path, solution_root: Path,
 
 def copy_tree(source: Path, destination: Path) -> Path:
     """Copy a tree without its caches, so a copy never reuses stale bytecode."""
-    shutil.copytree(source, destination,
-                    ignore=shutil.ignore_patterns(*IGNORED_DIRS, "*.pyc", "*.egg-info"))
+    shutil.copytree(
+        source, destination, ignore=shutil.ignore_patterns(*IGNORED_DIRS, "*.pyc", "*.egg-info")
+    )
     return destination

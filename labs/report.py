@@ -55,7 +55,8 @@ def results_v3(report: Report) -> dict[str, object]:
     tests: list[dict[str, object]] = []
     for result in report.results:
         entry: dict[str, object] = {
-            "name": f"{result.key}. {result.title}" if not result.extra
+            "name": f"{result.key}. {result.title}"
+            if not result.extra
             else f"extra: {result.title}",
             "status": "pass" if result.passed else "fail",
             "message": result.message or None,
@@ -109,9 +110,17 @@ class ReportLines:
 
     def summary(self, report: Report) -> None:
         """Append the closing line: totals, and the error if the checks could not run."""
-        self._write({"type": "report", "tree": report.tree, "store": report.store,
-                     "error": report.error, "passed": report.passed,
-                     "failed": report.failed, "ok": report.ok})
+        self._write(
+            {
+                "type": "report",
+                "tree": report.tree,
+                "store": report.store,
+                "error": report.error,
+                "passed": report.passed,
+                "failed": report.failed,
+                "ok": report.ok,
+            }
+        )
 
     def _write(self, entry: dict[str, object]) -> None:
         self._stream.write(json.dumps(entry) + "\n")

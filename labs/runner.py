@@ -86,16 +86,23 @@ def open_store(tree: Tree, store_kind: str, database_url: str | None) -> Any:
         return infra.MemoryStore()
     if not database_url:
         raise TreeLoadError("--store postgres needs DATABASE_URL (or --database-url)")
-    return infra.make_store({"DATABASE_URL": database_url,
-                             "DB_SCHEMA": os.environ.get("DB_SCHEMA", tree.package)})
+    return infra.make_store(
+        {"DATABASE_URL": database_url, "DB_SCHEMA": os.environ.get("DB_SCHEMA", tree.package)}
+    )
 
 
 def run_one(tree: Tree, store_kind: str, store: Any, check: Check | ExtraCheck) -> CheckResult:
     """Run one check in a fresh tracing context and time it."""
     number = check.number if isinstance(check, Check) else None
     key = check.key if isinstance(check, ExtraCheck) else str(check.number)
-    result = CheckResult(key, number, check.title, passed=False, duration_ms=0.0,
-                         test_code=inspect.getsource(check.run))
+    result = CheckResult(
+        key,
+        number,
+        check.title,
+        passed=False,
+        duration_ms=0.0,
+        test_code=inspect.getsource(check.run),
+    )
     started = time.perf_counter()
     ctx = None
     try:
@@ -108,7 +115,8 @@ def run_one(tree: Tree, store_kind: str, store: Any, check: Check | ExtraCheck) 
         result.expected = "the check to run to the end"
         result.got = f"{type(error).__name__}: {error}"
         result.hint = _hint_from_traceback(tree, error) or hint_for(
-            tree, check.default_hint, number or 3)
+            tree, check.default_hint, number or 3
+        )
     result.duration_ms = (time.perf_counter() - started) * 1000
     if ctx is not None:
         result.events = list(ctx.trace.events)
@@ -125,9 +133,15 @@ def _hint_from_traceback(tree: Tree, error: BaseException) -> Hint | None:
     return None
 
 
-def run_checks(tree: Tree, store_kind: str = "memory", *, extra: bool = False,
-               database_url: str | None = None, only: set[str] | None = None,
-               on_result: Callable[[CheckResult], None] | None = None) -> Report:
+def run_checks(
+    tree: Tree,
+    store_kind: str = "memory",
+    *,
+    extra: bool = False,
+    database_url: str | None = None,
+    only: set[str] | None = None,
+    on_result: Callable[[CheckResult], None] | None = None,
+) -> Report:
     """Run the six checks (and the extra ones if asked) against a tree and a store.
 
     Memory checks get a fresh store each; Postgres checks share one store and

@@ -26,8 +26,9 @@ class ScratchDatabaseError(Exception):
 
 
 @contextmanager
-def scratch_database(server_url: str | None, purpose: str, *,
-                     durable: bool = False) -> Iterator[str]:
+def scratch_database(
+    server_url: str | None, purpose: str, *, durable: bool = False
+) -> Iterator[str]:
     """Yield the URL of a new empty database, on server_url or on a throwaway cluster.
 
     A throwaway cluster skips fsync unless durable is set: fine for tests and
@@ -88,7 +89,11 @@ def migrate(database_url: str, tree: str = "solution") -> None:
     env.pop("MOCK", None)
     done = subprocess.run(
         [sys.executable, "-m", "alembic", "-x", f"tree={tree}", "upgrade", "head"],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     if done.returncode != 0:
         raise ScratchDatabaseError(f"alembic upgrade failed for {tree}:\n{done.stderr.strip()}")

@@ -17,9 +17,15 @@ def selftest(package: str) -> int:
     elif os.environ.get("DATABASE_URL"):
         store_kind, url = "postgres", os.environ["DATABASE_URL"]
     else:
-        print("error: set MOCK=1 to check against the in-memory store, "
-              "or DATABASE_URL=postgresql://... to check against Postgres", file=sys.stderr)
+        print(
+            "error: set MOCK=1 to check against the in-memory store, "
+            "or DATABASE_URL=postgresql://... to check against Postgres",
+            file=sys.stderr,
+        )
         return 2
     report = run_checks(tree_from_package(package), store_kind, database_url=url)
-    print_report(report, trace=os.environ.get("TRACE") == "1")
+    try:
+        print_report(report, trace=os.environ.get("TRACE") == "1")
+    except BrokenPipeError:  # piped into `head`: stop printing quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0 if report.ok else 1

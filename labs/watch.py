@@ -40,8 +40,9 @@ def poll_changes(root: Path, stop: threading.Event, interval: float = 0.5) -> It
     before = snapshot(root)
     while not stop.wait(interval):
         after = snapshot(root)
-        changed = {path for path in before.keys() | after.keys()
-                   if before.get(path) != after.get(path)}
+        changed = {
+            path for path in before.keys() | after.keys() if before.get(path) != after.get(path)
+        }
         before = after
         if changed:
             yield changed
@@ -54,14 +55,18 @@ def event_changes(root: Path, stop: threading.Event) -> Iterator[set[str]]:
     for changes in watch(root, stop_event=stop, raise_interrupt=True):
         changed = {Path(path).relative_to(root).as_posix() for _, path in changes}
         # Editors and tools write temporary files beside the real ones: only Python counts.
-        relevant = {path for path in changed if path.endswith(".py")
-                    and not IGNORED_DIRS.intersection(path.split("/"))}
+        relevant = {
+            path
+            for path in changed
+            if path.endswith(".py") and not IGNORED_DIRS.intersection(path.split("/"))
+        }
         if relevant:
             yield relevant
 
 
-def changes(root: Path, stop: threading.Event, *, poll: bool = False) -> tuple[str,
-                                                                            Iterator[set[str]]]:
+def changes(
+    root: Path, stop: threading.Event, *, poll: bool = False
+) -> tuple[str, Iterator[set[str]]]:
     """The way this machine can watch the tree, and the stream of changes it gives."""
     if not poll:
         try:
@@ -89,10 +94,18 @@ def summary_lines(tree: str, outcomes: dict[int, Outcome]) -> list[str]:
     return lines
 
 
-def watch_tree(root: Path, tree: str, out: TextIO, stop: threading.Event, *,
-               poll: bool = False, timeout: float = 10.0,
-               run: Callable[[Path], dict[int, Outcome]] | None = None) -> str:
+def watch_tree(
+    root: Path,
+    tree: str,
+    out: TextIO,
+    stop: threading.Event,
+    *,
+    poll: bool = False,
+    timeout: float = 10.0,
+    run: Callable[[Path], dict[int, Outcome]] | None = None,
+) -> str:
     """Run the checks now and after every change until stop is set; return the watch mode."""
+
     def check_now() -> None:
         outcomes = (run or (lambda path: check_outcomes(path, timeout=timeout)))(root)
         print("\n".join(summary_lines(tree, outcomes)), file=out, flush=True)

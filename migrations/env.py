@@ -82,8 +82,7 @@ def database_url() -> str:
     url = config.get_main_option("sqlalchemy.url") or os.environ.get("DATABASE_URL")
     if not url:
         raise CommandError(
-            "set DATABASE_URL first, e.g. "
-            "DATABASE_URL=postgresql://koda:koda@localhost:5508/koda"
+            "set DATABASE_URL first, e.g. DATABASE_URL=postgresql://koda:koda@localhost:5508/koda"
         )
     try:
         return psycopg2_url(url)
@@ -108,8 +107,9 @@ def refuse_empty_folder(tree: str, folder: Path) -> None:
 
 def run_offline(url: str, schema: str, metadata: MetaData) -> None:
     """--sql: print the SQL instead of running it."""
-    context.configure(url=url, target_metadata=metadata, literal_binds=True,
-                      dialect_opts={"paramstyle": "named"})
+    context.configure(
+        url=url, target_metadata=metadata, literal_binds=True, dialect_opts={"paramstyle": "named"}
+    )
     with context.begin_transaction():
         context.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
         context.execute(f'SET search_path TO "{schema}"')
@@ -126,8 +126,9 @@ def run_online(url: str, schema: str, metadata: MetaData) -> None:
     """
     with create_engine(url, poolclass=NullPool).begin() as setup:
         setup.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
-    engine = create_engine(url, poolclass=NullPool,
-                           connect_args={"options": f"-c search_path={schema}"})
+    engine = create_engine(
+        url, poolclass=NullPool, connect_args={"options": f"-c search_path={schema}"}
+    )
     with engine.connect() as connection:
         context.configure(connection=connection, target_metadata=metadata)
         with context.begin_transaction():
@@ -144,8 +145,9 @@ def main() -> None:
     if not SCHEMA_NAME.fullmatch(schema):
         raise CommandError(f"-x schema={schema!r} is not a plain lower-case Postgres name")
     here = Path(context.script.dir)
-    folder = Path(options["versions"]).resolve() if "versions" in options \
-        else here / "versions" / tree
+    folder = (
+        Path(options["versions"]).resolve() if "versions" in options else here / "versions" / tree
+    )
     use_versions_folder(folder)
     refuse_empty_folder(tree, folder)
     metadata = target_metadata(tree)

@@ -46,15 +46,15 @@ class RunRow:
 class Bench(Intake):
     """A tree's store and gateway, the runs sent through it, and the journal of attempts."""
 
-    def __init__(self, name: str, spec: str, database_url: str | None, *,
-                 pace: float, chunks: int) -> None:
+    def __init__(
+        self, name: str, spec: str, database_url: str | None, *, pace: float, chunks: int
+    ) -> None:
         self.name = name
         self.tree = load_tree(spec)
         self.notice = ""
         self.store_kind, self.store = self._open_store(database_url)
         # The tree's own "the database did not answer": the views show it as a notice.
-        self.unavailable: type[Exception] = self.tree.module(
-            "shared.errors").StoreUnavailableError
+        self.unavailable: type[Exception] = self.tree.module("shared.errors").StoreUnavailableError
         self.gateway = self.tree.module("gateway").create_app(self.store)
         self.journal = Journal()
         self.last: Outcome | None = None
@@ -69,19 +69,22 @@ class Bench(Intake):
         if not database_url:
             return "memory", infra.MemoryStore()
         try:
-            store = infra.make_store({"DATABASE_URL": database_url,
-                                      "DB_SCHEMA": self.tree.package})
+            store = infra.make_store({"DATABASE_URL": database_url, "DB_SCHEMA": self.tree.package})
             store.ping()
         except Exception as error:  # no driver module yet, database down, schema missing
-            self.notice = (f"Postgres could not be used ({type(error).__name__}: {error}); "
-                           "this bench runs on the memory store instead.")
+            self.notice = (
+                f"Postgres could not be used ({type(error).__name__}: {error}); "
+                "this bench runs on the memory store instead."
+            )
             return "memory", infra.MemoryStore()
         return "postgres", store
 
     def down(self, error: Exception) -> str:
         """The notice a view shows when the store stops answering mid-session."""
-        return (f"the {self.store_kind} store did not answer ({error}); "
-                "start the database again and reload")
+        return (
+            f"the {self.store_kind} store did not answer ({error}); "
+            "start the database again and reload"
+        )
 
     def close(self) -> None:
         """Stop the demo executor, then release the store's connections (SqlStore has a pool)."""
@@ -98,14 +101,32 @@ class Bench(Intake):
         try:
             self.store.transition(run_id, statuses(source), statuses(target))
         except Exception as error:  # the tree's typed errors, or a learner's bug
-            return self.journal.add(Entry(run_id, actor, "transition", "refused",
-                                          f"{type(error).__name__}: {error}", source, target))
+            return self.journal.add(
+                Entry(
+                    run_id,
+                    actor,
+                    "transition",
+                    "refused",
+                    f"{type(error).__name__}: {error}",
+                    source,
+                    target,
+                )
+            )
         if target in LESSON_ALLOWED[source]:
-            return self.journal.add(Entry(run_id, actor, "transition", "accepted", "",
-                                          source, target))
-        return self.journal.add(Entry(run_id, actor, "transition", "illegal",
-                                      "went through, though the allowlist forbids it",
-                                      source, target))
+            return self.journal.add(
+                Entry(run_id, actor, "transition", "accepted", "", source, target)
+            )
+        return self.journal.add(
+            Entry(
+                run_id,
+                actor,
+                "transition",
+                "illegal",
+                "went through, though the allowlist forbids it",
+                source,
+                target,
+            )
+        )
 
     def append(self, run_id: str, seq: int, role: str, content: str, actor: str) -> Entry:
         """Write a message at seq and journal whether the store took it."""
@@ -113,13 +134,23 @@ class Bench(Intake):
             session_id = self.store.get_run(run_id).session_id
             self.store.append_message(session_id, run_id, role, content, seq)
         except Exception as error:  # DuplicateMessageError is the expected one
-            return self.journal.add(Entry(run_id, actor, "message", "refused",
-                                          f"{type(error).__name__}: {error}", seq=seq))
+            return self.journal.add(
+                Entry(
+                    run_id, actor, "message", "refused", f"{type(error).__name__}: {error}", seq=seq
+                )
+            )
         taken = sum(1 for m in self.store.messages_for_run(run_id) if m.seq == seq)
         if taken > 1:
-            return self.journal.add(Entry(run_id, actor, "message", "duplicate",
-                                          f"stored beside {taken - 1} other(s) at seq {seq}",
-                                          seq=seq))
+            return self.journal.add(
+                Entry(
+                    run_id,
+                    actor,
+                    "message",
+                    "duplicate",
+                    f"stored beside {taken - 1} other(s) at seq {seq}",
+                    seq=seq,
+                )
+            )
         return self.journal.add(Entry(run_id, actor, "message", "accepted", content, seq=seq))
 
     def status_of(self, run_id: str) -> str:
@@ -132,8 +163,10 @@ class Bench(Intake):
         current = self.status_of(run_id)
         if target not in LESSON_ALLOWED[current]:
             offered = ", ".join(LESSON_ALLOWED[current]) or "nothing (terminal)"
-            raise FormError("target", f"{current} → {target!r} is not offered; "
-                            f"from {current} the choices are: {offered}")
+            raise FormError(
+                "target",
+                f"{current} → {target!r} is not offered; from {current} the choices are: {offered}",
+            )
         return self._outcome_of(self.move(run_id, current, target, "dashboard"))
 
     def force_back(self, run_id: str) -> Outcome:
@@ -150,15 +183,23 @@ class Bench(Intake):
         if not seqs:
             self.append(run_id, 0, "assistant", "first write at seq 0", "dashboard")
         seq = max(seqs, default=0)
-        return self._outcome_of(self.append(run_id, seq, "assistant",
-                                            f"second write at seq {seq}", "dashboard"))
+        return self._outcome_of(
+            self.append(run_id, seq, "assistant", f"second write at seq {seq}", "dashboard")
+        )
 
     def _outcome_of(self, entry: Entry) -> Outcome:
-        what = (f"{entry.source} → {entry.target}" if entry.action == "transition"
-                else f"message at seq {entry.seq}")
+        what = (
+            f"{entry.source} → {entry.target}"
+            if entry.action == "transition"
+            else f"message at seq {entry.seq}"
+        )
         tone = {"accepted": "ok", "refused": "refused"}.get(entry.outcome, "warn")
-        words = {"accepted": "accepted", "refused": "REFUSED",
-                 "illegal": "WENT THROUGH (illegal)", "duplicate": "STORED TWICE"}
+        words = {
+            "accepted": "accepted",
+            "refused": "REFUSED",
+            "illegal": "WENT THROUGH (illegal)",
+            "duplicate": "STORED TWICE",
+        }
         text = f"run {entry.run_id}: {what} {words[entry.outcome]}"
         return self._remember(Outcome(tone, text + (f": {entry.detail}" if entry.detail else "")))
 
@@ -175,10 +216,17 @@ class Bench(Intake):
         for run_id in self.run_ids():
             run = self.store.get_run(run_id)
             status = str(run.status)
-            rows.append(RunRow(run_id, status, run.input,
-                               len(self.store.messages_for_run(run_id)),
-                               run.updated_at.strftime("%H:%M:%S"),
-                               LESSON_ALLOWED[status], run_id in self.will_fail))
+            rows.append(
+                RunRow(
+                    run_id,
+                    status,
+                    run.input,
+                    len(self.store.messages_for_run(run_id)),
+                    run.updated_at.strftime("%H:%M:%S"),
+                    LESSON_ALLOWED[status],
+                    run_id in self.will_fail,
+                )
+            )
         return rows
 
     @staticmethod
@@ -188,5 +236,6 @@ class Bench(Intake):
 
     def moving(self, rows: list[RunRow]) -> bool:
         """True while the demo executor has work: the page keeps polling only then."""
-        return self.executor.active and (self.executor.busy or any(
-            row.status == "pending" for row in rows))
+        return self.executor.active and (
+            self.executor.busy or any(row.status == "pending" for row in rows)
+        )

@@ -25,10 +25,9 @@ from labs.trees import REPO_ROOT
 from .sequence import Diagram, draw_sequence
 
 # Every check the child will run, in its order: the six, then the extras.
-PLANNED: list[tuple[str, int | None, str]] = (
-    [(str(c.number), c.number, c.title) for c in CHECKS]
-    + [(c.key, None, c.title) for c in EXTRA_CHECKS]
-)
+PLANNED: list[tuple[str, int | None, str]] = [
+    (str(c.number), c.number, c.title) for c in CHECKS
+] + [(c.key, None, c.title) for c in EXTRA_CHECKS]
 STDERR_TAIL = 1500
 
 
@@ -83,8 +82,9 @@ class CheckRun:
         return sum(r.status == "pass" for r in self.six)
 
 
-def run_in_subprocess(tree: str, spec: str, store: str, *, database_url: str | None,
-                      timeout: float) -> CheckRun:
+def run_in_subprocess(
+    tree: str, spec: str, store: str, *, database_url: str | None, timeout: float
+) -> CheckRun:
     """Run every check on a tree in a child process killed after timeout seconds."""
     env = dict(os.environ)
     env.pop("MOCK", None)
@@ -93,18 +93,40 @@ def run_in_subprocess(tree: str, spec: str, store: str, *, database_url: str | N
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="lab-checks-") as folder:
         report = Path(folder) / "report.jsonl"
-        command = [sys.executable, "-m", "labs", "check", "--tree", spec, "--store", store,
-                   "--extra", "--report", str(report)]
+        command = [
+            sys.executable,
+            "-m",
+            "labs",
+            "check",
+            "--tree",
+            spec,
+            "--store",
+            store,
+            "--extra",
+            "--report",
+            str(report),
+        ]
         stopped = ""
         try:
-            done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True,
-                                  text=True, timeout=timeout, check=False)
+            done = subprocess.run(
+                command,
+                cwd=REPO_ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
             if done.returncode not in (0, 1):
-                stopped = (f"the check process stopped with exit code {done.returncode}: "
-                           f"{done.stderr.strip()[-STDERR_TAIL:] or '(no output)'}")
+                stopped = (
+                    f"the check process stopped with exit code {done.returncode}: "
+                    f"{done.stderr.strip()[-STDERR_TAIL:] or '(no output)'}"
+                )
         except subprocess.TimeoutExpired:
-            stopped = (f"timed out after {timeout:g} s and was stopped: "
-                       "an infinite loop, or a wait that never ends?")
+            stopped = (
+                f"timed out after {timeout:g} s and was stopped: "
+                "an infinite loop, or a wait that never ends?"
+            )
         lines = _read_lines(report)
     run = build_run(tree, store, lines, stopped)
     run.seconds = time.perf_counter() - started
@@ -128,8 +150,11 @@ def build_run(tree: str, store: str, lines: list[dict[str, Any]], stopped: str) 
     """Turn the child's report lines into rows; checks it never finished become failed rows."""
     results = {e["key"]: e for e in lines if e.get("type") == "result"}
     summary = next((e for e in lines if e.get("type") == "report"), None)
-    error = stopped or (summary or {}).get("error", "") or (
-        "" if summary else "the check process wrote no report")
+    error = (
+        stopped
+        or (summary or {}).get("error", "")
+        or ("" if summary else "the check process wrote no report")
+    )
     rows: list[CheckRow] = []
     blamed = False
     for key, number, title in PLANNED:
@@ -142,8 +167,9 @@ def build_run(tree: str, store: str, lines: list[dict[str, Any]], stopped: str) 
             blamed = True
         else:
             status = "fail" if error and number is not None else "not run"
-            rows.append(CheckRow(key, number, title, status,
-                                 message="not run: " + error if error else ""))
+            rows.append(
+                CheckRow(key, number, title, status, message="not run: " + error if error else "")
+            )
     return CheckRun(tree, store, rows, error=error)
 
 
@@ -151,11 +177,14 @@ def _row_from(entry: dict[str, Any]) -> CheckRow:
     hint = entry.get("hint")
     where = f"{hint['path']}:{hint['line']}" if hint else ""
     return CheckRow(
-        key=entry["key"], number=entry.get("number"), title=entry["title"],
+        key=entry["key"],
+        number=entry.get("number"),
+        title=entry["title"],
         status="pass" if entry.get("passed") else "fail",
         duration_ms=entry.get("duration_ms"),
         message=f"expected: {entry.get('expected', '')}\ngot:      {entry.get('got', '')}"
-        if not entry.get("passed") else "",
+        if not entry.get("passed")
+        else "",
         hint=f"{where}  {hint['text']}".strip() if hint else "",
         events=list(entry.get("events", [])),
     )

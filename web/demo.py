@@ -14,8 +14,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .bench import Bench
 
-REPLY = ("Sure, ", "looking at Friday's flights… ", "three options found; ",
-         "the 09:40 is cheapest.", " Anything else?", " (end of the scripted reply)")
+REPLY = (
+    "Sure, ",
+    "looking at Friday's flights… ",
+    "three options found; ",
+    "the 09:40 is cheapest.",
+    " Anything else?",
+    " (end of the scripted reply)",
+)
 
 
 class DemoExecutor:
@@ -48,8 +54,9 @@ class DemoExecutor:
             if self.active:
                 return
             self._stop.clear()
-            self._thread = threading.Thread(target=self._loop, daemon=True,
-                                            name=f"demo-executor-{self.bench.name}")
+            self._thread = threading.Thread(
+                target=self._loop, daemon=True, name=f"demo-executor-{self.bench.name}"
+            )
             self._thread.start()
 
     def stop(self) -> None:

@@ -40,12 +40,14 @@ class Intake:
         with self._lock:
             if self._session_id is None:
                 answer = self.gateway.test_client().post(
-                    "/sessions", json={"userId": "dashboard", "title": f"{self.name} bench"})
+                    "/sessions", json={"userId": "dashboard", "title": f"{self.name} bench"}
+                )
                 self._session_id = str(answer.get_json()["sessionId"])
             return self._session_id
 
-    def _record_answer(self, body: dict[str, str], status: int, answer: dict[str, Any],
-                       replayed: bool) -> str | None:
+    def _record_answer(
+        self, body: dict[str, str], status: int, answer: dict[str, Any], replayed: bool
+    ) -> str | None:
         run_id = answer.get("runId")
         if status != 202 or not run_id:
             return None
@@ -64,8 +66,11 @@ class Intake:
         status, answer, replayed = self._post_chat(body)
         run_id = self._record_answer(body, status, answer, replayed)
         if run_id is None:
-            return self._remember(Outcome("refused", f"the gateway answered {status}: "
-                                          f"{answer.get('message', answer)}"))
+            return self._remember(
+                Outcome(
+                    "refused", f"the gateway answered {status}: {answer.get('message', answer)}"
+                )
+            )
         if fail:
             self.will_fail.add(run_id)
         said = "replayed the existing run" if replayed else "created"
@@ -77,18 +82,32 @@ class Intake:
         status, answer, replayed = self._post_chat(body)
         again = self._record_answer(body, status, answer, replayed)
         if again == run_id:
-            return self._remember(Outcome("ok", f"same request again → same run id {run_id}"
-                                          " (replayed, nothing inserted)"))
+            return self._remember(
+                Outcome(
+                    "ok", f"same request again → same run id {run_id} (replayed, nothing inserted)"
+                )
+            )
         if again is None:
-            return self._remember(Outcome("refused", f"the gateway answered {status}: "
-                                          f"{answer.get('message', answer)}"))
-        return self._remember(Outcome("warn", f"same request again → a NEW run {again}: "
-                                      f"the retry was not recognised (first was {run_id})"))
+            return self._remember(
+                Outcome(
+                    "refused", f"the gateway answered {status}: {answer.get('message', answer)}"
+                )
+            )
+        return self._remember(
+            Outcome(
+                "warn",
+                f"same request again → a NEW run {again}: "
+                f"the retry was not recognised (first was {run_id})",
+            )
+        )
 
     def burst(self, message: str, copies: int) -> Outcome:
         """Send copies identical requests at once, from as many threads."""
-        body = {"sessionId": self._session(), "message": message,
-                "clientMessageId": f"burst-{uuid.uuid4().hex[:8]}"}
+        body = {
+            "sessionId": self._session(),
+            "message": message,
+            "clientMessageId": f"burst-{uuid.uuid4().hex[:8]}",
+        }
         start = threading.Barrier(copies)
 
         def post(_: int) -> str | None:
@@ -108,4 +127,3 @@ class Intake:
             if run_id not in self._requests:
                 raise FormError("run", f"no run {run_id!r} was sent from this bench")
             return dict(self._requests[run_id])
-

@@ -41,8 +41,9 @@ class Lab:
         spec = self.tree_spec(name)
         with self._lock:
             if name not in self._benches:
-                self._benches[name] = Bench(name, spec, self.database_url,
-                                            pace=self.demo_pace, chunks=self.demo_chunks)
+                self._benches[name] = Bench(
+                    name, spec, self.database_url, pace=self.demo_pace, chunks=self.demo_chunks
+                )
             return self._benches[name]
 
     def close(self) -> None:

@@ -8,8 +8,14 @@ import htmx_flask  # type: ignore[import-untyped]
 from flask import Response, render_template
 
 
-def render_view(page: str, fragment: str, context: dict[str, Any], status: int = 200,
-                *, reswap: str | None = None) -> Response:
+def render_view(
+    page: str,
+    fragment: str,
+    context: dict[str, Any],
+    status: int = 200,
+    *,
+    reswap: str | None = None,
+) -> Response:
     """Render page for a browser navigation, fragment for an htmx request.
 
     The page includes the fragment, so both see exactly the same context.

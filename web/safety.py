@@ -46,5 +46,6 @@ def register_safety(app: Flask) -> None:
     def http_error(error: HTTPException) -> tuple[str, int]:
         template = "partials/error.html" if htmx_request.htmx else "error.html"
         status = error.code or 500
-        return render_template(template, status=status, title=error.name,
-                               reason=error.description or ""), status
+        return render_template(
+            template, status=status, title=error.name, reason=error.description or ""
+        ), status

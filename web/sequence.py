@@ -107,5 +107,11 @@ def draw_sequence(events: list[dict[str, str]]) -> Diagram:
         label = full if len(full) <= room else full[: room - 1] + "…"
         arrows.append(Arrow(step, TOP + step * ROW, x1, x2, kind, label, full))
     height = TOP + (len(arrows) + 1) * ROW
-    return Diagram(WIDTH, height, [(lane, lane_x(lane)) for lane in LANES], arrows,
-                   omitted=max(0, len(events) - MAX_ARROWS), legend=LEGEND)
+    return Diagram(
+        WIDTH,
+        height,
+        [(lane, lane_x(lane)) for lane in LANES],
+        arrows,
+        omitted=max(0, len(events) - MAX_ARROWS),
+        legend=LEGEND,
+    )

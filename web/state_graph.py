@@ -15,8 +15,12 @@ from dataclasses import dataclass
 WIDTH, HEIGHT = 820, 330
 HALF_W, HALF_H = 62, 24
 NODES: dict[str, tuple[int, int]] = {
-    "pending": (85, 165), "running": (275, 165), "streaming": (465, 165),
-    "done": (715, 165), "cancelled": (415, 42), "failed": (415, 290),
+    "pending": (85, 165),
+    "running": (275, 165),
+    "streaming": (465, 165),
+    "done": (715, 165),
+    "cancelled": (415, 42),
+    "failed": (415, 290),
 }
 # A few edges need a bend to stay off the boxes between their ends.
 BENDS: dict[tuple[str, str], tuple[int, int]] = {("running", "done"): (490, 62)}
@@ -93,21 +97,44 @@ def _edge(source: str, target: str, allowed: bool, counts: Counter[str]) -> Edge
     control = _bend(source, target, allowed)
     start = _clip(NODES[source], control)
     end = _clip(NODES[target], control)
-    label = (0.25 * start[0] + 0.5 * control[0] + 0.25 * end[0],
-             0.25 * start[1] + 0.5 * control[1] + 0.25 * end[1])
-    path = (f"M{start[0]:.0f},{start[1]:.0f} "
-            f"Q{control[0]:.0f},{control[1]:.0f} {end[0]:.0f},{end[1]:.0f}")
-    return Edge(source, target, path, round(label[0]), round(label[1]), allowed,
-                counts["accepted"], counts["refused"], counts["illegal"])
+    label = (
+        0.25 * start[0] + 0.5 * control[0] + 0.25 * end[0],
+        0.25 * start[1] + 0.5 * control[1] + 0.25 * end[1],
+    )
+    path = (
+        f"M{start[0]:.0f},{start[1]:.0f} "
+        f"Q{control[0]:.0f},{control[1]:.0f} {end[0]:.0f},{end[1]:.0f}"
+    )
+    return Edge(
+        source,
+        target,
+        path,
+        round(label[0]),
+        round(label[1]),
+        allowed,
+        counts["accepted"],
+        counts["refused"],
+        counts["illegal"],
+    )
 
 
-def draw_graph(allowed: dict[str, list[str]], in_state: Counter[str],
-               attempts: dict[tuple[str, str], Counter[str]]) -> Graph:
+def draw_graph(
+    allowed: dict[str, list[str]],
+    in_state: Counter[str],
+    attempts: dict[tuple[str, str], Counter[str]],
+) -> Graph:
     """Lay out every allowed edge, plus every forbidden one somebody attempted."""
-    nodes = [Node(name, x, y, in_state[name], not allowed.get(name))
-             for name, (x, y) in NODES.items()]
-    edges = [_edge(s, t, True, attempts.get((s, t), Counter()))
-             for s, targets in allowed.items() for t in targets]
-    edges += [_edge(s, t, False, counts) for (s, t), counts in sorted(attempts.items())
-              if t not in allowed.get(s, []) and s in NODES and t in NODES]
+    nodes = [
+        Node(name, x, y, in_state[name], not allowed.get(name)) for name, (x, y) in NODES.items()
+    ]
+    edges = [
+        _edge(s, t, True, attempts.get((s, t), Counter()))
+        for s, targets in allowed.items()
+        for t in targets
+    ]
+    edges += [
+        _edge(s, t, False, counts)
+        for (s, t), counts in sorted(attempts.items())
+        if t not in allowed.get(s, []) and s in NODES and t in NODES
+    ]
     return Graph(WIDTH, HEIGHT, nodes, edges)

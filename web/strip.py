@@ -21,8 +21,12 @@ class Cell:
     @property
     def tag(self) -> str:
         """The words that say what the cell is, so colour is not the only sign."""
-        return {"message": "", "duplicate": "DUPLICATE seq", "refused": "REFUSED attempt",
-                "gap": "GAP: no message"}[self.kind]
+        return {
+            "message": "",
+            "duplicate": "DUPLICATE seq",
+            "refused": "REFUSED attempt",
+            "gap": "GAP: no message",
+        }[self.kind]
 
 
 def message_strip(messages: Sequence[Any], attempts: Sequence[Entry]) -> list[Cell]:

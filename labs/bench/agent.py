@@ -30,13 +30,16 @@ def agent_seconds(message: str) -> float:
 
 def tree_modules(tree: str) -> tuple[ModuleType, ModuleType, ModuleType]:
     """The tree's infra, states and errors modules."""
-    return (importlib.import_module(f"{tree}.infra"),
-            importlib.import_module(f"{tree}.shared.states"),
-            importlib.import_module(f"{tree}.shared.errors"))
+    return (
+        importlib.import_module(f"{tree}.infra"),
+        importlib.import_module(f"{tree}.shared.states"),
+        importlib.import_module(f"{tree}.shared.errors"),
+    )
 
 
-def execute(store: object, states: ModuleType, errors: ModuleType, run_id: str,
-            message: str) -> bool:
+def execute(
+    store: object, states: ModuleType, errors: ModuleType, run_id: str, message: str
+) -> bool:
     """Claim the run (pending -> running), do the work, finish it; False if another took it."""
     status = states.RunStatus
     try:

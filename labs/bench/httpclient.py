@@ -51,12 +51,15 @@ class HttpConnection:
             self._sock.close()
             self._sock = None
 
-    def request(self, method: str, path: str, body: bytes = b"",
-                headers: dict[str, str] | None = None) -> Answer:
+    def request(
+        self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
+    ) -> Answer:
         """Send one request and read its response; retry once if an idle connection was closed."""
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
-        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
-                f"Content-Length: {len(body)}\r\n{extra}\r\n").encode("latin-1")
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            f"Content-Length: {len(body)}\r\n{extra}\r\n"
+        ).encode("latin-1")
         for attempt in (1, 2):
             sock = self._sock or self._connect()
             try:
@@ -70,8 +73,9 @@ class HttpConnection:
 
     def post_json(self, path: str, payload: object) -> Answer:
         """POST a JSON body."""
-        return self.request("POST", path, json.dumps(payload).encode(),
-                            {"Content-Type": "application/json"})
+        return self.request(
+            "POST", path, json.dumps(payload).encode(), {"Content-Type": "application/json"}
+        )
 
     def _read_answer(self, sock: socket.socket) -> Answer:
         while b"\r\n\r\n" not in self._buffer:

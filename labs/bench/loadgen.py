@@ -21,8 +21,7 @@ from .stats import Measurement, summarize
 Operation = Callable[[int], bool]
 
 
-def closed_loop(part: str, clients: list[Operation], warmup: float,
-                seconds: float) -> Measurement:
+def closed_loop(part: str, clients: list[Operation], warmup: float, seconds: float) -> Measurement:
     """Run every client back to back for warmup + seconds; measure only after the warmup."""
     start = threading.Barrier(len(clients) + 1)
     results: list[tuple[list[float], int]] = []
@@ -65,10 +64,12 @@ def sql_clients(spec: dict[str, object], count: int) -> list[Operation]:
     import psycopg2
 
     table = f'"{spec["schema"]}".runs'
-    statement = (f"INSERT INTO {table} (id, session_id, status, idempotency_key, input, "
-                 "prompt_tokens, completion_tokens, created_at, updated_at) "
-                 "VALUES (%s, %s, 'pending', %s, 'bench', 0, 0, now(), now()) "
-                 "ON CONFLICT (idempotency_key) DO NOTHING")
+    statement = (
+        f"INSERT INTO {table} (id, session_id, status, idempotency_key, input, "
+        "prompt_tokens, completion_tokens, created_at, updated_at) "
+        "VALUES (%s, %s, 'pending', %s, 'bench', 0, 0, now(), now()) "
+        "ON CONFLICT (idempotency_key) DO NOTHING"
+    )
     from ulid import ULID
 
     def client(number: int) -> Operation:
@@ -91,8 +92,9 @@ def store_clients(spec: dict[str, object], count: int) -> list[Operation]:
     import importlib
 
     infra = importlib.import_module(f"{spec['tree']}.infra")
-    store = infra.make_store({"DATABASE_URL": str(spec["database_url"]),
-                              "DB_SCHEMA": str(spec["schema"])})
+    store = infra.make_store(
+        {"DATABASE_URL": str(spec["database_url"]), "DB_SCHEMA": str(spec["schema"])}
+    )
     session_id = str(spec["session_id"])
 
     def client(number: int) -> Operation:
@@ -115,8 +117,9 @@ def http_clients(spec: dict[str, object], count: int) -> list[Operation]:
         connection.open()
         prefix = f"http-{count}-{number}-{uuid.uuid4().hex[:8]}"
         # The body is formatted, not json.dumps'ed, per request: the client must stay cheap.
-        head = json.dumps({"sessionId": spec["session_id"],
-                           "message": spec.get("message", "bench")})[:-1]
+        head = json.dumps(
+            {"sessionId": spec["session_id"], "message": spec.get("message", "bench")}
+        )[:-1]
         headers = {"Content-Type": "application/json"}
 
         def post(sequence: int) -> bool:
@@ -138,8 +141,11 @@ def accept_under_load(spec: dict[str, object]) -> Measurement:
     stop = threading.Event()
 
     def slow_payload(number: int, sequence: int) -> dict[str, str]:
-        return {"sessionId": session_id, "message": SLOW_MESSAGE,
-                "clientMessageId": f"slow-{tag}-{number}-{sequence}"}
+        return {
+            "sessionId": session_id,
+            "message": SLOW_MESSAGE,
+            "clientMessageId": f"slow-{tag}-{number}-{sequence}",
+        }
 
     def keep_one_in_flight(number: int) -> None:
         connection = HttpConnection("127.0.0.1", port, timeout=120)
@@ -162,8 +168,9 @@ def accept_under_load(spec: dict[str, object]) -> Measurement:
             connection.post_json("/chat", slow_payload(0, sequence))
         connection.close()
     probes = http_clients({**spec, "message": "probe"}, int(str(spec["probes"])))
-    measured = closed_loop(str(spec["part"]), probes, float(str(spec["warmup"])),
-                           float(str(spec["seconds"])))
+    measured = closed_loop(
+        str(spec["part"]), probes, float(str(spec["warmup"])), float(str(spec["seconds"]))
+    )
     stop.set()
     for thread in busy:
         thread.join()
@@ -171,7 +178,9 @@ def accept_under_load(spec: dict[str, object]) -> Measurement:
 
 
 KINDS: dict[str, Callable[[dict[str, object], int], list[Operation]]] = {
-    "sql": sql_clients, "store": store_clients, "http": http_clients,
+    "sql": sql_clients,
+    "store": store_clients,
+    "http": http_clients,
 }
 
 
@@ -182,8 +191,15 @@ def run(spec: dict[str, object]) -> list[Measurement]:
     make = KINDS[str(spec["kind"])]
     levels = spec["clients"]
     assert isinstance(levels, list)
-    return [closed_loop(str(spec["part"]), make(spec, int(n)), float(str(spec["warmup"])),
-                        float(str(spec["seconds"]))) for n in levels]
+    return [
+        closed_loop(
+            str(spec["part"]),
+            make(spec, int(n)),
+            float(str(spec["warmup"])),
+            float(str(spec["seconds"])),
+        )
+        for n in levels
+    ]
 
 
 if __name__ == "__main__":

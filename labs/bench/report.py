@@ -16,8 +16,10 @@ TARGET_RATIO = 0.5
 
 
 def _row(m: Measurement) -> str:
-    return (f"{PART_NAMES.get(m.part, m.part):34}{m.clients:>8}{m.throughput:>10.0f}"
-            f"{m.p50_ms:>10.2f}{m.p99_ms:>10.2f}{m.errors:>8}")
+    return (
+        f"{PART_NAMES.get(m.part, m.part):34}{m.clients:>8}{m.throughput:>10.0f}"
+        f"{m.p50_ms:>10.2f}{m.p99_ms:>10.2f}{m.errors:>8}"
+    )
 
 
 def format_report(report: BenchReport) -> str:
@@ -36,19 +38,22 @@ def format_report(report: BenchReport) -> str:
         lines += [_row(m) for m in group]
     ratios = report.ratios()
     if ratios:
-        listed = ", ".join(f"{n} client{'s' if n > 1 else ''}: {r:.2f}"
-                           for n, r in ratios.items())
+        listed = ", ".join(f"{n} client{'s' if n > 1 else ''}: {r:.2f}" for n, r in ratios.items())
         top = ratios.get(max(ratios))
         verdict = "met" if top is not None and top >= TARGET_RATIO else "NOT met"
-        lines += ["", f"(c)/(a) throughput ratio: {listed} "
-                  f"(target >= {TARGET_RATIO} at 16 clients: {verdict})"]
+        lines += [
+            "",
+            f"(c)/(a) throughput ratio: {listed} "
+            f"(target >= {TARGET_RATIO} at 16 clients: {verdict})",
+        ]
     if report.accept_split and report.accept_inline:
         lines += [
             "",
             f"(d) accept latency of {report.accept_split.clients} probe clients while 16 slow "
             f"agent runs ({settings['agent_seconds']} s each) are in flight, "
             "gunicorn 1 process x 16 threads:",
-            _row(report.accept_split), _row(report.accept_inline),
+            _row(report.accept_split),
+            _row(report.accept_inline),
             f"    slow runs started during the window: split {report.slow_runs_started['split']}"
             f", inline {report.slow_runs_started['inline']}",
         ]

@@ -28,8 +28,15 @@ class ServerStartError(Exception):
 class GatewayServer:
     """gunicorn serving one WSGI app (gthread workers: threads plus keep-alive)."""
 
-    def __init__(self, app: str, env: Mapping[str, str], *, workers: int = 2,
-                 threads: int = 8, port: int | None = None) -> None:
+    def __init__(
+        self,
+        app: str,
+        env: Mapping[str, str],
+        *,
+        workers: int = 2,
+        threads: int = 8,
+        port: int | None = None,
+    ) -> None:
         self.app = app
         self.port = port or free_port()
         self.workers, self.threads = workers, threads
@@ -40,16 +47,33 @@ class GatewayServer:
 
     def command(self) -> list[str]:
         """The gunicorn command line."""
-        return [sys.executable, "-m", "gunicorn", "--worker-class", "gthread",
-                "--workers", str(self.workers), "--threads", str(self.threads),
-                "--bind", f"127.0.0.1:{self.port}", "--graceful-timeout", "5",
-                "--timeout", "60", "--keep-alive", "5", self.app]
+        return [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--worker-class",
+            "gthread",
+            "--workers",
+            str(self.workers),
+            "--threads",
+            str(self.threads),
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            "--graceful-timeout",
+            "5",
+            "--timeout",
+            "60",
+            "--keep-alive",
+            "5",
+            self.app,
+        ]
 
     def start(self, timeout: float = 30.0) -> GatewayServer:
         """Start gunicorn and wait until every worker can answer /healthz."""
         with self.log.open("wb") as log:
-            self.process = subprocess.Popen(self.command(), cwd=REPO_ROOT, env=self.env,
-                                            stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(
+                self.command(), cwd=REPO_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
+            )
         deadline = time.monotonic() + timeout
         while len(self.worker_pids()) < self.workers or not self._healthy():
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -107,6 +131,10 @@ class GatewayServer:
     def __enter__(self) -> GatewayServer:
         return self.start()
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         self.stop()

@@ -28,12 +28,16 @@ def percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[rank - 1]
 
 
-def summarize(part: str, clients: int, latencies: list[float], seconds: float,
-              errors: int) -> Measurement:
+def summarize(
+    part: str, clients: int, latencies: list[float], seconds: float, errors: int
+) -> Measurement:
     """Turn per-operation latencies (seconds) over a window into a Measurement."""
     ordered = sorted(latencies)
     return Measurement(
-        part=part, clients=clients, operations=len(ordered), seconds=round(seconds, 3),
+        part=part,
+        clients=clients,
+        operations=len(ordered),
+        seconds=round(seconds, 3),
         throughput=round(len(ordered) / seconds, 1) if seconds > 0 else 0.0,
         p50_ms=round(percentile(ordered, 0.50) * 1000, 2),
         p99_ms=round(percentile(ordered, 0.99) * 1000, 2),

@@ -14,24 +14,35 @@ from ..scratchdb import ScratchDatabaseError
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the bench command."""
     parser = commands.add_parser(
-        "bench", help="measure raw SQL, the store, the gateway and the split on Postgres",
+        "bench",
+        help="measure raw SQL, the store, the gateway and the split on Postgres",
         description="Measure (a) raw INSERT ... ON CONFLICT DO NOTHING, (b) "
         "SqlStore.create_run and (c) POST /chat through gunicorn at 1, 4 and 16 clients, "
         "and (d) accept latency while 16 slow agent runs are in flight, in workers vs in "
         "the request handler. Runs in a scratch database it creates and drops.",
     )
-    parser.add_argument("--quick", action="store_true",
-                        help="short windows: the whole run under 30 s")
-    parser.add_argument("--json", type=Path, metavar="FILE",
-                        help="also write every figure as JSON to FILE")
-    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"),
-                        help="a Postgres server to create the scratch database on (default: "
-                        "$DATABASE_URL; without one, a throwaway local cluster is started)")
-    parser.add_argument("--tree", default="solution", choices=["solution", "starter"],
-                        help="whose gateway and store to measure (default: solution)")
+    parser.add_argument(
+        "--quick", action="store_true", help="short windows: the whole run under 30 s"
+    )
+    parser.add_argument(
+        "--json", type=Path, metavar="FILE", help="also write every figure as JSON to FILE"
+    )
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL"),
+        help="a Postgres server to create the scratch database on (default: "
+        "$DATABASE_URL; without one, a throwaway local cluster is started)",
+    )
+    parser.add_argument(
+        "--tree",
+        default="solution",
+        choices=["solution", "starter"],
+        help="whose gateway and store to measure (default: solution)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="gunicorn processes for (c)")
-    parser.add_argument("--threads", type=int, default=8,
-                        help="gunicorn threads per process for (c)")
+    parser.add_argument(
+        "--threads", type=int, default=8, help="gunicorn threads per process for (c)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -40,11 +51,15 @@ def run(args: argparse.Namespace) -> int:
     from ..bench.report import format_report
     from ..bench.runner import BenchSettings, run_bench
 
-    settings = BenchSettings(quick=args.quick, tree=args.tree, workers=args.workers,
-                             threads=args.threads)
+    settings = BenchSettings(
+        quick=args.quick, tree=args.tree, workers=args.workers, threads=args.threads
+    )
     try:
-        report = run_bench(settings, args.database_url,
-                           say=lambda line: print(f"... {line}", file=sys.stderr, flush=True))
+        report = run_bench(
+            settings,
+            args.database_url,
+            say=lambda line: print(f"... {line}", file=sys.stderr, flush=True),
+        )
     except ScratchDatabaseError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -14,26 +14,51 @@ from ..runner import load_report
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the check command."""
     parser = commands.add_parser(
-        "check", help="run the six self-checks",
+        "check",
+        help="run the six self-checks",
         description="Run the six self-checks against a tree (starter, solution, or a path) "
         "on the in-memory store or on Postgres.",
     )
-    parser.add_argument("--tree", default="starter",
-                        help="starter, solution, or the path of a copy of the starter tree")
+    parser.add_argument(
+        "--tree",
+        default="starter",
+        help="starter, solution, or the path of a copy of the starter tree",
+    )
     parser.add_argument("--store", choices=["memory", "postgres"], default="memory")
-    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"),
-                        help="Postgres URL for --store postgres (default: $DATABASE_URL)")
-    parser.add_argument("--json", type=Path, metavar="FILE",
-                        help="also write the results as Exercism results.json v3")
-    parser.add_argument("--report", type=Path, metavar="FILE",
-                        help="also write every result with its trace events as JSON Lines, "
-                        "one line per check as it finishes (what the dashboard reads)")
-    parser.add_argument("--trace", action="store_true",
-                        help="print each check's calls: who called whom, what came back")
-    parser.add_argument("--extra", action="store_true",
-                        help="also run the extra checks (races, 409); never counted in the six")
-    parser.add_argument("--only", action="append", metavar="KEY",
-                        help="run only this check (a number, or an extra check's name)")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL"),
+        help="Postgres URL for --store postgres (default: $DATABASE_URL)",
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="also write the results as Exercism results.json v3",
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="FILE",
+        help="also write every result with its trace events as JSON Lines, "
+        "one line per check as it finishes (what the dashboard reads)",
+    )
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="print each check's calls: who called whom, what came back",
+    )
+    parser.add_argument(
+        "--extra",
+        action="store_true",
+        help="also run the extra checks (races, 409); never counted in the six",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="KEY",
+        help="run only this check (a number, or an extra check's name)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -43,10 +68,14 @@ def run(args: argparse.Namespace) -> int:
         lines = None
         if args.report:
             lines = ReportLines(files.enter_context(args.report.open("w", encoding="utf-8")))
-        report = load_report(args.tree, args.store, extra=args.extra,
-                             database_url=args.database_url,
-                             only=set(args.only) if args.only else None,
-                             on_result=lines.result if lines else None)
+        report = load_report(
+            args.tree,
+            args.store,
+            extra=args.extra,
+            database_url=args.database_url,
+            only=set(args.only) if args.only else None,
+            on_result=lines.result if lines else None,
+        )
         if lines:
             lines.summary(report)
     print_report(report, trace=args.trace)

@@ -17,17 +17,23 @@ RESET = "\033[0m"
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the diff command."""
     parser = commands.add_parser(
-        "diff", help="starter against solution, under the check each change serves",
+        "diff",
+        help="starter against solution, under the check each change serves",
         description="Show what a learner writes: each marked region of the starter against "
         "its solution, grouped by the check it serves. Coloured on a terminal, plain when "
         "piped.",
     )
-    parser.add_argument("--stat", action="store_true",
-                        help="only the files and changed lines per check")
+    parser.add_argument(
+        "--stat", action="store_true", help="only the files and changed lines per check"
+    )
     parser.add_argument("--starter", default="starter", help="starter tree (name or path)")
     parser.add_argument("--solution", default="solution", help="solution tree (name or path)")
-    parser.add_argument("--color", choices=["auto", "always", "never"], default="auto",
-                        help="colour the output (default: only on a terminal)")
+    parser.add_argument(
+        "--color",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="colour the output (default: only on a terminal)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -46,11 +52,9 @@ def render_hunks(diff: dict[int, list[Hunk]], colour: bool) -> list[str]:
     titles = check_titles()
     out: list[str] = []
     for check, hunks in diff.items():
-        out.append(paint(f"check {check}: {titles.get(check, '')}".rstrip(": "),
-                         "heading", colour))
+        out.append(paint(f"check {check}: {titles.get(check, '')}".rstrip(": "), "heading", colour))
         for hunk in hunks:
-            where = (f"  {hunk.path}  starter:{hunk.starter_line}  "
-                     f"solution:{hunk.solution_line}")
+            where = f"  {hunk.path}  starter:{hunk.starter_line}  solution:{hunk.solution_line}"
             out.append(paint(where, "where", colour))
             out.append(f"  # {hunk.instruction}")
             for op, text in hunk.lines:
@@ -89,7 +93,8 @@ def use_colour(choice: str, stream: TextIO) -> bool:
 def run(args: argparse.Namespace) -> int:
     """Print the diff (or its --stat); exit 0."""
     diff = tree_diff(tree_root(args.starter), tree_root(args.solution))
-    lines = render_stat(diff) if args.stat else render_hunks(
-        diff, use_colour(args.color, sys.stdout))
+    lines = (
+        render_stat(diff) if args.stat else render_hunks(diff, use_colour(args.color, sys.stdout))
+    )
     print("\n".join(lines))
     return 0

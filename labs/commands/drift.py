@@ -11,7 +11,8 @@ from ..trees import tree_root
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the drift command."""
     parser = commands.add_parser(
-        "drift", help="guard: starter and solution differ only inside the marked regions",
+        "drift",
+        help="guard: starter and solution differ only inside the marked regions",
         description="Compare starter and solution outside the TODO/SOLUTION regions "
         "(caches and generated files ignored), check that every region has its "
         "counterpart, and that the starter fails exactly the checks its regions serve "
@@ -19,8 +20,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument("--starter", default="starter", help="starter tree (name or path)")
     parser.add_argument("--solution", default="solution", help="solution tree (name or path)")
-    parser.add_argument("--no-checks", action="store_true",
-                        help="compare the files only; do not run the six checks")
+    parser.add_argument(
+        "--no-checks", action="store_true", help="compare the files only; do not run the six checks"
+    )
     parser.set_defaults(func=run)
 
 

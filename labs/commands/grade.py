@@ -18,7 +18,8 @@ from ..grading.summary import table_lines, write_csv, write_markdown
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the grade command."""
     parser = commands.add_parser(
-        "grade", help="grade many submissions (folders or zips) in parallel",
+        "grade",
+        help="grade many submissions (folders or zips) in parallel",
         description="Grade submissions, each a folder or a zip holding a copy of the starter "
         "tree (and its migrations/ beside it). Each is graded in its own temporary copy, its "
         "code only in subprocesses with a timeout; a broken one (syntax error, endless loop, "
@@ -26,13 +27,24 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "writes grades.csv and grades.md. Postgres checks are graded when DATABASE_URL is set.",
     )
     parser.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION")
-    parser.add_argument("--out", type=Path, default=Path("."),
-                        help="folder for grades.csv and grades.md (default: here)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="submissions graded at once (default: the number of cores)")
-    parser.add_argument("--timeout", type=float, default=10.0,
-                        help="seconds for each process running a learner's checks "
-                        "(default: 10)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("."),
+        help="folder for grades.csv and grades.md (default: here)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="submissions graded at once (default: the number of cores)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        help="seconds for each process running a learner's checks (default: 10)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -55,8 +67,12 @@ class Progress:
         filled = int(30 * self.done / max(self.total, 1))
         bar = "#" * filled + "." * (30 - filled)
         elapsed = time.perf_counter() - self.started
-        print(f"\r[{bar}] {self.done}/{self.total}  {elapsed:4.1f} s  {last[:40]:<40}",
-              end="", file=self.stream, flush=True)
+        print(
+            f"\r[{bar}] {self.done}/{self.total}  {elapsed:4.1f} s  {last[:40]:<40}",
+            end="",
+            file=self.stream,
+            flush=True,
+        )
 
     def finished(self, grade: Grade) -> None:
         """Count one submission as graded."""
@@ -76,8 +92,13 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     progress = Progress(len(args.submissions), sys.stderr)
     try:
-        grades = grade_all(args.submissions, jobs=args.jobs, timeout=args.timeout,
-                           database_url=database_url, on_done=progress.finished)
+        grades = grade_all(
+            args.submissions,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            database_url=database_url,
+            on_done=progress.finished,
+        )
     finally:
         progress.close()
     print("\n".join(table_lines(grades)))
@@ -85,8 +106,10 @@ def run(args: argparse.Namespace) -> int:
     write_csv(grades, args.out / "grades.csv")
     write_markdown(grades, args.out / "grades.md")
     broken = sum(bool(g.broken) for g in grades)
-    print(f"{len(grades)} submissions graded in {time.perf_counter() - started:.1f} s"
-          + (f", {broken} with problems (see note)" if broken else "")
-          + (", Postgres not graded (no DATABASE_URL)" if not database_url else ""))
+    print(
+        f"{len(grades)} submissions graded in {time.perf_counter() - started:.1f} s"
+        + (f", {broken} with problems (see note)" if broken else "")
+        + (", Postgres not graded (no DATABASE_URL)" if not database_url else "")
+    )
     print(f"wrote {args.out / 'grades.csv'} and {args.out / 'grades.md'}")
     return 0

@@ -12,20 +12,33 @@ from ..trees import REPO_ROOT, tree_root
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the typecheck command."""
     parser = commands.add_parser(
-        "typecheck", help="mypy --strict on the trees",
+        "typecheck",
+        help="mypy --strict on the trees",
         description="Type-check trees with mypy --strict and --disallow-any-explicit, "
         "using the settings in pyproject.toml.",
     )
-    parser.add_argument("trees", nargs="*", default=["starter", "solution"],
-                        help="trees to check (default: starter solution)")
+    parser.add_argument(
+        "trees",
+        nargs="*",
+        default=["starter", "solution"],
+        help="trees to check (default: starter solution)",
+    )
     parser.set_defaults(func=run)
 
 
 def typecheck_command(paths: list[str]) -> list[str]:
     """The mypy command line for these tree directories."""
     config = REPO_ROOT / "pyproject.toml"
-    return [sys.executable, "-m", "mypy", "--config-file", str(config),
-            "--strict", "--disallow-any-explicit", *paths]
+    return [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--config-file",
+        str(config),
+        "--strict",
+        "--disallow-any-explicit",
+        *paths,
+    ]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,18 +13,27 @@ from ..watch import watch_tree
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the watch command."""
     parser = commands.add_parser(
-        "watch", help="rerun the self-checks whenever a file of the tree changes",
+        "watch",
+        help="rerun the self-checks whenever a file of the tree changes",
         description="Run the six self-checks on the in-memory store, then again each time a "
         "file of the tree changes, showing n/6, the first failing check and where to edit. "
         "Uses the operating system's file events (watchfiles) where they work and falls back "
         "to polling every 0.5 s where they do not (or with --poll). Ctrl-C stops.",
     )
-    parser.add_argument("--tree", default="starter",
-                        help="starter, solution, or the path of a copy of the starter tree")
-    parser.add_argument("--poll", action="store_true",
-                        help="poll for changes instead of using file events")
-    parser.add_argument("--timeout", type=float, default=10.0,
-                        help="seconds before a hanging check counts as failed (default: 10)")
+    parser.add_argument(
+        "--tree",
+        default="starter",
+        help="starter, solution, or the path of a copy of the starter tree",
+    )
+    parser.add_argument(
+        "--poll", action="store_true", help="poll for changes instead of using file events"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        help="seconds before a hanging check counts as failed (default: 10)",
+    )
     parser.set_defaults(func=run)
 
 

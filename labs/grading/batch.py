@@ -30,8 +30,14 @@ class BrokenSubmission(Exception):
 def unpack(source: Path, into: Path) -> Path:
     """Copy a submission directory, or extract a zip, into a scratch folder; return it."""
     if source.is_dir():
-        return Path(shutil.copytree(source, into / "submission", symlinks=False,
-                                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc")))
+        return Path(
+            shutil.copytree(
+                source,
+                into / "submission",
+                symlinks=False,
+                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+            )
+        )
     if not source.exists():
         raise BrokenSubmission(f"{source} does not exist")
     try:
@@ -45,25 +51,35 @@ def unpack(source: Path, into: Path) -> Path:
 def find_tree(root: Path) -> Path:
     """The shallowest folder that looks like a lab tree: __init__.py and the subpackages."""
     candidates = [root, *sorted(p for p in root.rglob("*") if p.is_dir())]
-    trees = [p for p in candidates if "__pycache__" not in p.parts and (p / "__init__.py").is_file()
-             and sum((p / sub).is_dir() for sub in SUBPACKAGES) >= 2]
+    trees = [
+        p
+        for p in candidates
+        if "__pycache__" not in p.parts
+        and (p / "__init__.py").is_file()
+        and sum((p / sub).is_dir() for sub in SUBPACKAGES) >= 2
+    ]
     if not trees:
-        raise BrokenSubmission("no lab tree inside (a folder with __init__.py, shared/, "
-                               "infra/, gateway/, worker/)")
+        raise BrokenSubmission(
+            "no lab tree inside (a folder with __init__.py, shared/, infra/, gateway/, worker/)"
+        )
     return min(trees, key=lambda p: len(p.parts))
 
 
 def migrations_beside(tree: Path) -> Path | None:
     """The tree's migration folder in the submission: migrations/versions/<tree>/ or similar."""
-    for folder in (tree.parent / "migrations" / "versions" / tree.name,
-                   tree.parent / "migrations" / "versions", tree / "migrations"):
+    for folder in (
+        tree.parent / "migrations" / "versions" / tree.name,
+        tree.parent / "migrations" / "versions",
+        tree / "migrations",
+    ):
         if folder.is_dir():
             return folder
     return None
 
 
-def grade_submission(source: Path, label: str, *, timeout: float,
-                     database_url: str | None = None) -> Grade:
+def grade_submission(
+    source: Path, label: str, *, timeout: float, database_url: str | None = None
+) -> Grade:
     """Grade one submission in its own temporary copy; a broken one gets a Grade saying why."""
     with tempfile.TemporaryDirectory(prefix="lab-grade-") as scratch:
         try:
@@ -72,8 +88,9 @@ def grade_submission(source: Path, label: str, *, timeout: float,
             return broken_grade(label, str(error), database_url)
         # A name of its own per submission keeps mypy's shared cache from mixing them up.
         tree = copy_tree(found, Path(scratch) / ("graded_" + re.sub(r"\W", "_", label)))
-        grader = Grader(tree, timeout=timeout, database_url=database_url,
-                        migrations=migrations_beside(found))
+        grader = Grader(
+            tree, timeout=timeout, database_url=database_url, migrations=migrations_beside(found)
+        )
         grade = grader.grade(label)
         grade.broken = trouble(grade)
         return grade
@@ -91,8 +108,10 @@ def broken_grade(label: str, why: str, database_url: str | None = None) -> Grade
 def trouble(grade: Grade) -> str:
     """Why the checks could not run at all (import error, endless loop), if that happened."""
     messages = [grade.outcomes[f"memory-{n}"].message for n in range(1, 7)]
-    if all(m.startswith("the checks could not run") or "did not finish importing" in m
-           for m in messages):
+    if all(
+        m.startswith("the checks could not run") or "did not finish importing" in m
+        for m in messages
+    ):
         return messages[0]
     if any("timed out" in m for m in messages):
         return "some checks timed out (an endless loop?)"
@@ -104,17 +123,25 @@ def submission_label(source: Path) -> str:
     return source.name.removesuffix(".zip") or str(source)
 
 
-def grade_all(sources: list[Path], *, jobs: int | None = None, timeout: float = 10.0,
-              database_url: str | None = None,
-              on_done: Callable[[Grade], None] | None = None) -> list[Grade]:
+def grade_all(
+    sources: list[Path],
+    *,
+    jobs: int | None = None,
+    timeout: float = 10.0,
+    database_url: str | None = None,
+    on_done: Callable[[Grade], None] | None = None,
+) -> list[Grade]:
     """Grade every submission, up to `jobs` at once; results come back in input order."""
     labels = unique_labels(sources)
     workers = max(1, min(jobs or os.cpu_count() or 1, len(sources) or 1))
     grades: dict[int, Grade] = {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(grade_submission, source, label, timeout=timeout,
-                               database_url=database_url): index
-                   for index, (source, label) in enumerate(zip(sources, labels, strict=True))}
+        futures = {
+            pool.submit(
+                grade_submission, source, label, timeout=timeout, database_url=database_url
+            ): index
+            for index, (source, label) in enumerate(zip(sources, labels, strict=True))
+        }
         for future in as_completed(futures):
             index = futures[future]
             try:

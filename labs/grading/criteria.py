@@ -26,19 +26,43 @@ def _check_criteria() -> list[Criterion]:
     from ..checks import CHECKS
 
     return [
-        *(Criterion(f"memory-{c.number}", f"check {c.number} on memory: {c.title}",
-                    MEMORY_POINTS, "memory", c.number) for c in CHECKS),
-        *(Criterion(f"postgres-{c.number}", f"check {c.number} on Postgres: {c.title}",
-                    POSTGRES_POINTS, "postgres", c.number) for c in CHECKS),
+        *(
+            Criterion(
+                f"memory-{c.number}",
+                f"check {c.number} on memory: {c.title}",
+                MEMORY_POINTS,
+                "memory",
+                c.number,
+            )
+            for c in CHECKS
+        ),
+        *(
+            Criterion(
+                f"postgres-{c.number}",
+                f"check {c.number} on Postgres: {c.title}",
+                POSTGRES_POINTS,
+                "postgres",
+                c.number,
+            )
+            for c in CHECKS
+        ),
     ]
 
 
 CRITERIA: list[Criterion] = [
     *_check_criteria(),
-    Criterion("typecheck", "the tree typechecks: mypy --strict, no explicit Any",
-              TYPECHECK_POINTS, "typecheck"),
-    Criterion("migration", "the tree's own migration carries both unique constraints",
-              MIGRATION_POINTS, "migration"),
+    Criterion(
+        "typecheck",
+        "the tree typechecks: mypy --strict, no explicit Any",
+        TYPECHECK_POINTS,
+        "typecheck",
+    ),
+    Criterion(
+        "migration",
+        "the tree's own migration carries both unique constraints",
+        MIGRATION_POINTS,
+        "migration",
+    ),
 ]
 
 
@@ -67,8 +91,11 @@ class Grade:
 
     def graded(self) -> list[tuple[Criterion, Outcome]]:
         """The criteria that were graded (not skipped), with their outcomes."""
-        return [(c, self.outcomes[c.key]) for c in CRITERIA
-                if c.key in self.outcomes and self.outcomes[c.key].status != "skip"]
+        return [
+            (c, self.outcomes[c.key])
+            for c in CRITERIA
+            if c.key in self.outcomes and self.outcomes[c.key].status != "skip"
+        ]
 
     @property
     def score(self) -> int:

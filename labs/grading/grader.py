@@ -39,13 +39,18 @@ def baseline_cache() -> Path | None:
         if not BASELINE.is_dir():
             BASELINE.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=BASELINE.parent) as home:
-                tree = copy_tree(tree_root("solution"),
-                                 Path(home) / f"baseline_{secrets.token_hex(4)}")
+                tree = copy_tree(
+                    tree_root("solution"), Path(home) / f"baseline_{secrets.token_hex(4)}"
+                )
                 with contextlib.suppress(subprocess.TimeoutExpired):
-                    subprocess.run([sys.executable, "-m", "labs", "typecheck", str(tree)],
-                                   cwd=REPO_ROOT, capture_output=True, timeout=300,
-                                   check=False,
-                                   env=child_env({"MYPY_CACHE_DIR": str(Path(home) / "c")}))
+                    subprocess.run(
+                        [sys.executable, "-m", "labs", "typecheck", str(tree)],
+                        cwd=REPO_ROOT,
+                        capture_output=True,
+                        timeout=300,
+                        check=False,
+                        env=child_env({"MYPY_CACHE_DIR": str(Path(home) / "c")}),
+                    )
                 # Another grading process may have finished first: either copy will do.
                 with contextlib.suppress(OSError):
                     (Path(home) / "c").rename(BASELINE)
@@ -63,8 +68,15 @@ def seeded_cache(scratch: Path) -> str:
 class Grader:
     """Grades the tree at `tree`: checks out of process, typecheck, its migration."""
 
-    def __init__(self, tree: Path, *, timeout: float = 10.0, typecheck_timeout: float = 120.0,
-                 database_url: str | None = None, migrations: Path | None = None) -> None:
+    def __init__(
+        self,
+        tree: Path,
+        *,
+        timeout: float = 10.0,
+        typecheck_timeout: float = 120.0,
+        database_url: str | None = None,
+        migrations: Path | None = None,
+    ) -> None:
         self.tree = tree.resolve()
         self.timeout = timeout
         self.typecheck_timeout = typecheck_timeout
@@ -77,8 +89,10 @@ class Grader:
         """How the tree does on one criterion."""
         if criterion.check is not None:
             if criterion.kind == "postgres" and not self.database_url:
-                return Outcome("skip", "no database configured: set DATABASE_URL to grade "
-                               "the checks on Postgres")
+                return Outcome(
+                    "skip",
+                    "no database configured: set DATABASE_URL to grade the checks on Postgres",
+                )
             if criterion.kind not in self._checks:
                 self._checks[criterion.kind] = self._run_checks(criterion.kind)
             return self._checks[criterion.kind][criterion.check]
@@ -100,11 +114,16 @@ class Grader:
             reason = "no migration of the tree's own to apply to Postgres"
             return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", reason))
         try:
-            with migrated_schema(self.database_url, self.tree, files[0].parent,
-                                 self.typecheck_timeout) as schema:
-                return check_outcomes(self.tree, "postgres", timeout=self.timeout,
-                                      database_url=self.database_url,
-                                      env={"DB_SCHEMA": schema})
+            with migrated_schema(
+                self.database_url, self.tree, files[0].parent, self.typecheck_timeout
+            ) as schema:
+                return check_outcomes(
+                    self.tree,
+                    "postgres",
+                    timeout=self.timeout,
+                    database_url=self.database_url,
+                    env={"DB_SCHEMA": schema},
+                )
         except MigrationFailedError as error:
             return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", str(error)))
 
@@ -114,18 +133,27 @@ class Grader:
         with tempfile.TemporaryDirectory(prefix="lab-mypy-") as scratch:
             env = child_env({"MYPY_CACHE_DIR": seeded_cache(Path(scratch))})
             try:
-                done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True,
-                                      text=True, timeout=self.typecheck_timeout, check=False)
+                done = subprocess.run(
+                    command,
+                    cwd=REPO_ROOT,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=self.typecheck_timeout,
+                    check=False,
+                )
             except subprocess.TimeoutExpired:
-                return Outcome("fail", f"the typecheck did not finish within "
-                               f"{self.typecheck_timeout:g} s")
+                return Outcome(
+                    "fail", f"the typecheck did not finish within {self.typecheck_timeout:g} s"
+                )
         errors = [line for line in done.stdout.splitlines() if self._inside_tree(line)]
         if errors:
             shown = "\n".join(errors[:10])
             return Outcome("fail", f"{len(errors)} type error(s) in the tree", shown[:500])
         if done.returncode and not MYPY_ERROR.search(done.stdout or ""):
-            return Outcome("fail", "mypy could not check the tree",
-                           (done.stdout + done.stderr).strip()[-500:])
+            return Outcome(
+                "fail", "mypy could not check the tree", (done.stdout + done.stderr).strip()[-500:]
+            )
         return Outcome("pass")
 
     def _inside_tree(self, line: str) -> bool:
@@ -141,13 +169,19 @@ class Grader:
         files = migration_files(self.tree, self.migrations)
         if not files:
             where = self.migrations or self.tree.parent / "migrations" / "versions" / self.tree.name
-            return Outcome("fail", f"no migration found in {where}: generate one with "
-                           "Alembic's --autogenerate after declaring the constraints")
+            return Outcome(
+                "fail",
+                f"no migration found in {where}: generate one with "
+                "Alembic's --autogenerate after declaring the constraints",
+            )
         missing = missing_constraints(files)
         if missing:
-            return Outcome("fail", "the migration does not create the unique constraint on "
-                           + " nor on ".join(missing),
-                           "read: " + ", ".join(p.name for p in files))
+            return Outcome(
+                "fail",
+                "the migration does not create the unique constraint on "
+                + " nor on ".join(missing),
+                "read: " + ", ".join(p.name for p in files),
+            )
         return Outcome("pass")
 
     def grade(self, name: str | None = None) -> Grade:

@@ -29,17 +29,40 @@ def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_probe(tree: Path, events_file: Path, store: str, first: int, timeout: float,
-              database_url: str | None, env: dict[str, str]) -> tuple[bool, str]:
+def run_probe(
+    tree: Path,
+    events_file: Path,
+    store: str,
+    first: int,
+    timeout: float,
+    database_url: str | None,
+    env: dict[str, str],
+) -> tuple[bool, str]:
     """Run one probe process; return (timed_out, the tail of its stderr)."""
-    command = [sys.executable, "-m", "labs.grading.probe", str(tree.resolve()), str(events_file),
-               "--store", store, "--first", str(first)]
+    command = [
+        sys.executable,
+        "-m",
+        "labs.grading.probe",
+        str(tree.resolve()),
+        str(events_file),
+        "--store",
+        store,
+        "--first",
+        str(first),
+    ]
     if database_url:
         command += ["--database-url", database_url]
     with tempfile.TemporaryDirectory(prefix="lab-probe-") as cwd:
         try:
-            done = subprocess.run(command, cwd=cwd, env=env, timeout=timeout,
-                                  capture_output=True, text=True, check=False)
+            done = subprocess.run(
+                command,
+                cwd=cwd,
+                env=env,
+                timeout=timeout,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             return True, ""
     return False, done.stderr.strip()[-400:] if done.returncode else ""
@@ -57,9 +80,14 @@ def read_events(path: Path) -> list[dict[str, object]]:
     return events
 
 
-def check_outcomes(tree: Path, store: str = "memory", *, timeout: float = 10.0,
-                   database_url: str | None = None,
-                   env: dict[str, str] | None = None) -> dict[int, Outcome]:
+def check_outcomes(
+    tree: Path,
+    store: str = "memory",
+    *,
+    timeout: float = 10.0,
+    database_url: str | None = None,
+    env: dict[str, str] | None = None,
+) -> dict[int, Outcome]:
     """Each of the six checks' outcome for the tree at `tree`, run out of process."""
     outcomes: dict[int, Outcome] = {}
     environment = child_env(env)
@@ -68,8 +96,9 @@ def check_outcomes(tree: Path, store: str = "memory", *, timeout: float = 10.0,
         first = 1
         while first <= max(CHECK_NUMBERS):
             seen = len(read_events(events_file))
-            timed_out, stderr = run_probe(tree, events_file, store, first, timeout,
-                                          database_url, environment)
+            timed_out, stderr = run_probe(
+                tree, events_file, store, first, timeout, database_url, environment
+            )
             events = read_events(events_file)[seen:]
             stop = record(events, outcomes)
             if stop:
@@ -77,16 +106,24 @@ def check_outcomes(tree: Path, store: str = "memory", *, timeout: float = 10.0,
                 break
             started = [int(str(e["check"])) for e in events if e["event"] == "started"]
             if not any(e["event"] == "imported" for e in events):
-                why = (f"the tree did not finish importing within {timeout:g} s "
-                       "(an endless loop at import time?)" if timed_out
-                       else f"the checks' process died while importing the tree: {stderr}")
+                why = (
+                    f"the tree did not finish importing within {timeout:g} s "
+                    "(an endless loop at import time?)"
+                    if timed_out
+                    else f"the checks' process died while importing the tree: {stderr}"
+                )
                 fail_rest(outcomes, why)
                 break
             current = started[-1] if started else first
             if current not in outcomes:
-                outcomes[current] = Outcome("fail", (
-                    f"timed out after {timeout:g} s (an endless loop?)" if timed_out
-                    else f"the checks' process died during this check: {stderr}"))
+                outcomes[current] = Outcome(
+                    "fail",
+                    (
+                        f"timed out after {timeout:g} s (an endless loop?)"
+                        if timed_out
+                        else f"the checks' process died during this check: {stderr}"
+                    ),
+                )
             first = current + 1
     return outcomes
 
@@ -101,8 +138,10 @@ def record(events: list[dict[str, object]], outcomes: dict[int, Outcome]) -> str
             assert isinstance(test, dict)
             outcomes[int(str(event["check"]))] = Outcome(
                 "pass" if test["status"] == "pass" else "fail",
-                SYNTHETIC_PACKAGE.sub("", test.get("message") or ""), test.get("output") or "",
-                test.get("test_code") or "")
+                SYNTHETIC_PACKAGE.sub("", test.get("message") or ""),
+                test.get("output") or "",
+                test.get("test_code") or "",
+            )
     return ""
 
 

@@ -20,11 +20,15 @@ REQUIRED = {
 
 def migration_files(tree: Path, migrations: Path | None = None) -> list[Path]:
     """The tree's migration scripts: migrations/versions/<tree>/ beside it, or inside it."""
-    candidates = [migrations] if migrations else [
-        tree.parent / "migrations" / "versions" / tree.name,
-        tree / "migrations" / "versions",
-        tree / "migrations",
-    ]
+    candidates = (
+        [migrations]
+        if migrations
+        else [
+            tree.parent / "migrations" / "versions" / tree.name,
+            tree / "migrations" / "versions",
+            tree / "migrations",
+        ]
+    )
     for folder in candidates:
         if folder is not None and folder.is_dir():
             found = sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
@@ -60,8 +64,9 @@ def _arg(call: ast.Call, index: int) -> ast.expr | None:
 def constraints_in(source: str) -> set[tuple[str, tuple[str, ...]]]:
     """The (table, columns) unique constraints the upgrade() of one script creates."""
     tree = ast.parse(source)
-    upgrades: list[ast.AST] = [n for n in ast.walk(tree)
-                               if isinstance(n, ast.FunctionDef) and n.name == "upgrade"]
+    upgrades: list[ast.AST] = [
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "upgrade"
+    ]
     found: set[tuple[str, tuple[str, ...]]] = set()
     for scope in upgrades or [tree]:
         for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call)):
@@ -72,8 +77,12 @@ def constraints_in(source: str) -> set[tuple[str, tuple[str, ...]]]:
                     if _name(part.func) == "UniqueConstraint":
                         found.add((table[0] if table else "", tuple(_strings(list(part.args)))))
                     unique = _keyword(part, "unique")
-                    if (_name(part.func) == "Column" and isinstance(unique, ast.Constant)
-                            and unique.value is True and _strings(part.args[:1])):
+                    if (
+                        _name(part.func) == "Column"
+                        and isinstance(unique, ast.Constant)
+                        and unique.value is True
+                        and _strings(part.args[:1])
+                    ):
                         found.add((table[0] if table else "", tuple(_strings(part.args[:1]))))
             elif kind == "create_unique_constraint":
                 # (constraint_name, table_name, columns), positionally or by keyword.
@@ -93,5 +102,8 @@ def missing_constraints(files: list[Path]) -> list[str]:
         except (SyntaxError, UnicodeDecodeError, ValueError):
             continue
     normalised = {(table, tuple(sorted(columns))) for table, columns in found}
-    return [label for (table, columns), label in REQUIRED.items()
-            if (table, tuple(sorted(columns))) not in normalised]
+    return [
+        label
+        for (table, columns), label in REQUIRED.items()
+        if (table, tuple(sorted(columns))) not in normalised
+    ]

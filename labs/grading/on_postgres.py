@@ -34,12 +34,29 @@ def grading_schema(tree: Path) -> str:
 
 def apply_migration(database_url: str, schema: str, versions: Path, timeout: float) -> None:
     """alembic upgrade head from the submission's folder into schema, in a subprocess."""
-    command = [sys.executable, "-m", "alembic", "-x", "tree=starter", "-x", f"schema={schema}",
-               "-x", f"versions={versions}", "upgrade", "head"]
+    command = [
+        sys.executable,
+        "-m",
+        "alembic",
+        "-x",
+        "tree=starter",
+        "-x",
+        f"schema={schema}",
+        "-x",
+        f"versions={versions}",
+        "upgrade",
+        "head",
+    ]
     try:
-        done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True,
-                              timeout=timeout, check=False,
-                              env=child_env({"DATABASE_URL": database_url}))
+        done = subprocess.run(
+            command,
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env=child_env({"DATABASE_URL": database_url}),
+        )
     except subprocess.TimeoutExpired:
         raise MigrationFailedError(f"the migration did not finish within {timeout:g} s") from None
     if done.returncode != 0:
@@ -48,8 +65,7 @@ def apply_migration(database_url: str, schema: str, versions: Path, timeout: flo
 
 
 @contextlib.contextmanager
-def migrated_schema(database_url: str, tree: Path, versions: Path,
-                    timeout: float) -> Iterator[str]:
+def migrated_schema(database_url: str, tree: Path, versions: Path, timeout: float) -> Iterator[str]:
     """Yield a fresh schema migrated from versions; drop it afterwards."""
     schema = grading_schema(tree)
     try:

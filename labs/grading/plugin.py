@@ -43,15 +43,29 @@ GRADING = pytest.StashKey[GradingRun]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Add --lab-tree and its companions."""
     group = parser.getgroup("lab grading", "mini-koda lab: grade a copy of the starter tree")
-    group.addoption("--lab-tree", metavar="PATH",
-                    help="grade the lab tree at PATH instead of running the test suite")
-    group.addoption("--lab-results", metavar="FILE", default="results.json",
-                    help="where to write results.json (default: ./results.json)")
-    group.addoption("--lab-timeout", type=float, default=10.0, metavar="SECONDS",
-                    help="time limit for each process running the learner's checks")
-    group.addoption("--lab-migrations", metavar="DIR",
-                    help="the tree's Alembic scripts (default: migrations/versions/<tree>/ "
-                    "beside the tree)")
+    group.addoption(
+        "--lab-tree",
+        metavar="PATH",
+        help="grade the lab tree at PATH instead of running the test suite",
+    )
+    group.addoption(
+        "--lab-results",
+        metavar="FILE",
+        default="results.json",
+        help="where to write results.json (default: ./results.json)",
+    )
+    group.addoption(
+        "--lab-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="time limit for each process running the learner's checks",
+    )
+    group.addoption(
+        "--lab-migrations",
+        metavar="DIR",
+        help="the tree's Alembic scripts (default: migrations/versions/<tree>/ beside the tree)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -68,11 +82,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
     root = tree_root(tree)
     migrations = config.getoption("lab_migrations")
-    grader = Grader(root, timeout=config.getoption("lab_timeout"),
-                    database_url=os.environ.get("DATABASE_URL") or None,
-                    migrations=Path(migrations).resolve() if migrations else None)
-    config.stash[GRADING] = GradingRun(grader, Grade(root.name),
-                                       Path(config.getoption("lab_results")).resolve())
+    grader = Grader(
+        root,
+        timeout=config.getoption("lab_timeout"),
+        database_url=os.environ.get("DATABASE_URL") or None,
+        migrations=Path(migrations).resolve() if migrations else None,
+    )
+    config.stash[GRADING] = GradingRun(
+        grader, Grade(root.name), Path(config.getoption("lab_results")).resolve()
+    )
 
 
 class CriterionItem(pytest.Item):
@@ -96,8 +114,9 @@ class CriterionItem(pytest.Item):
             shown = (outcome.message, "" if self.criterion.check else outcome.output)
             raise CriterionFailed("\n".join(part for part in shown if part))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: object = None) -> str | TerminalRepr:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None
+    ) -> str | TerminalRepr:
         """The criterion's message for a failed grade; the traceback for a grader bug."""
         if isinstance(excinfo.value, CriterionFailed):
             return f"{self.criterion.title} ({self.criterion.points} points)\n{excinfo.value}"
@@ -117,16 +136,17 @@ def pytest_collection(session: pytest.Session) -> bool | None:
     from .criteria import CRITERIA
 
     items: list[pytest.Item] = [
-        CriterionItem.from_parent(session, name=c.key, nodeid=f"lab-tree::{c.key}",
-                                  criterion=c)
+        CriterionItem.from_parent(session, name=c.key, nodeid=f"lab-tree::{c.key}", criterion=c)
         for c in CRITERIA
     ]
-    session.config.hook.pytest_collection_modifyitems(session=session, config=session.config,
-                                                      items=items)
+    session.config.hook.pytest_collection_modifyitems(
+        session=session, config=session.config, items=items
+    )
     session.items = items
     session.testscollected = len(items)
-    session.config.hook.pytest_collectreport(report=pytest.CollectReport(
-        "lab-tree", "passed", None, [*items]))
+    session.config.hook.pytest_collectreport(
+        report=pytest.CollectReport("lab-tree", "passed", None, [*items])
+    )
     session.config.hook.pytest_collection_finish(session=session)
     return True
 

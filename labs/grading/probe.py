@@ -27,8 +27,9 @@ def emit(stream: TextIO, **entry: object) -> None:
     os.fsync(stream.fileno())
 
 
-def probe(tree_path: str, out: TextIO, store: str, first: int, last: int,
-          database_url: str | None) -> None:
+def probe(
+    tree_path: str, out: TextIO, store: str, first: int, last: int, database_url: str | None
+) -> None:
     """Import the tree, then run checks first..last, reporting each as it goes."""
     try:
         tree = load_tree(tree_path)
@@ -58,8 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--last", type=int, default=6)
     parser.add_argument("--database-url")
     args = parser.parse_args(argv)
-    with open(args.out, "a", encoding="utf-8") as out, \
-            contextlib.redirect_stdout(io.StringIO()):
+    with open(args.out, "a", encoding="utf-8") as out, contextlib.redirect_stdout(io.StringIO()):
         probe(args.tree, out, args.store, args.first, args.last, args.database_url)
     return 0
 

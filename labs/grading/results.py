@@ -32,8 +32,9 @@ def results_json(grade: Grade, error: str = "") -> dict[str, object]:
             entry["task_id"] = criterion.check
         tests.append(entry)
     broken = error or grade.broken
-    status = "error" if broken else (
-        "pass" if all(t["status"] == "pass" for t in tests) else "fail")
+    status = (
+        "error" if broken else ("pass" if all(t["status"] == "pass" for t in tests) else "fail")
+    )
     results: dict[str, object] = {"version": 3, "status": status}
     if broken:
         results["message"] = broken
@@ -53,11 +54,15 @@ def points_table(grade: Grade) -> list[str]:
         outcome = grade.outcomes.get(criterion.key)
         if outcome is None:
             continue
-        earned = "-" if outcome.status == "skip" else (
-            str(criterion.points) if outcome.passed else "0")
-        lines.append(f"{earned:>3} / {criterion.points:<2}  {outcome.status.upper():<6}  "
-                     f"{criterion.title}")
+        earned = (
+            "-" if outcome.status == "skip" else (str(criterion.points) if outcome.passed else "0")
+        )
+        lines.append(
+            f"{earned:>3} / {criterion.points:<2}  {outcome.status.upper():<6}  {criterion.title}"
+        )
     skipped = sum(o.status == "skip" for o in grade.outcomes.values())
-    lines.append(f"score: {grade.score} / {grade.max_score}"
-                 + (f"  ({skipped} criteria skipped, not counted)" if skipped else ""))
+    lines.append(
+        f"score: {grade.score} / {grade.max_score}"
+        + (f"  ({skipped} criteria skipped, not counted)" if skipped else "")
+    )
     return lines

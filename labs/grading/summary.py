@@ -12,8 +12,11 @@ SHORT = {"typecheck": "types", "migration": "migr"}
 
 def columns(grades: list[Grade]) -> list[Criterion]:
     """The criteria graded for at least one submission (Postgres only with a database)."""
-    return [c for c in CRITERIA
-            if any(g.outcomes.get(c.key) and g.outcomes[c.key].status != "skip" for g in grades)]
+    return [
+        c
+        for c in CRITERIA
+        if any(g.outcomes.get(c.key) and g.outcomes[c.key].status != "skip" for g in grades)
+    ]
 
 
 def heading(criterion: Criterion) -> str:
@@ -33,8 +36,10 @@ def rows(grades: list[Grade]) -> tuple[list[str], list[list[str]]]:
     """The summary as a header and one row per submission."""
     shown = columns(grades)
     header = ["submission", "score", "max", *(heading(c) for c in shown), "note"]
-    body = [[g.submission, str(g.score), str(g.max_score), *(cell(g, c) for c in shown),
-             g.broken] for g in grades]
+    body = [
+        [g.submission, str(g.score), str(g.max_score), *(cell(g, c) for c in shown), g.broken]
+        for g in grades
+    ]
     return header, body
 
 
@@ -44,8 +49,12 @@ def table_lines(grades: list[Grade]) -> list[str]:
     marks = {"pass": "ok", "fail": "--", "skip": ".."}
     body = [[*r[:3], *(marks.get(v, v) for v in r[3:-1]), r[-1]] for r in body]
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header) - 1)]
-    return ["  ".join(value.ljust(width) for value, width in zip(r, widths, strict=False))
-            + "  " + r[-1] for r in [header, *body]]
+    return [
+        "  ".join(value.ljust(width) for value, width in zip(r, widths, strict=False))
+        + "  "
+        + r[-1]
+        for r in [header, *body]
+    ]
 
 
 def write_csv(grades: list[Grade], path: Path) -> None:
@@ -66,5 +75,6 @@ def write_markdown(grades: list[Grade], path: Path) -> None:
         values = [*r[:3], *(marks.get(v, v) for v in r[3:-1]), r[-1].replace("|", "\\|")]
         lines.append("| " + " | ".join(values) + " |")
     legend = ", ".join(f"{heading(c)} = {c.title}" for c in columns(grades))
-    path.write_text("# Grades\n\n" + "\n".join(lines) + f"\n\nColumns: {legend}.\n",
-                    encoding="utf-8")
+    path.write_text(
+        "# Grades\n\n" + "\n".join(lines) + f"\n\nColumns: {legend}.\n", encoding="utf-8"
+    )

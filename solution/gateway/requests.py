@@ -42,9 +42,7 @@ class NewSessionRequest:
 def json_object(request: Request) -> dict[str, object]:
     """Return the body as a JSON object, or raise BadRequestError (415 or 400)."""
     if not request.is_json:
-        raise BadRequestError(
-            415, "unsupported_media_type", "send the body as application/json"
-        )
+        raise BadRequestError(415, "unsupported_media_type", "send the body as application/json")
     body: object = request.get_json(silent=True)
     if body is None:
         raise BadRequestError(400, "malformed_json", "the body is not valid JSON")

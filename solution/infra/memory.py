@@ -45,9 +45,7 @@ class MemoryStore:
         with self._lock:
             return self._session(session_id).model_copy()
 
-    def create_run(
-        self, session_id: str, input: str, idempotency_key: str
-    ) -> RunCreated:
+    def create_run(self, session_id: str, input: str, idempotency_key: str) -> RunCreated:
         """Insert a pending run unless the key is taken; return the run either way."""
         with self._lock:
             self._session(session_id)  # foreign key: no run without its session
@@ -74,9 +72,7 @@ class MemoryStore:
     def count_runs_with_key(self, idempotency_key: str) -> int:
         """Count the runs holding this idempotency key."""
         with self._lock:
-            return sum(
-                1 for run in self._runs.values() if run.idempotency_key == idempotency_key
-            )
+            return sum(1 for run in self._runs.values() if run.idempotency_key == idempotency_key)
 
     def transition(self, run_id: str, expected: RunStatus, target: RunStatus) -> Run:
         """Compare-and-set: move the run only if the allowlist and its status agree."""
@@ -123,9 +119,7 @@ class MemoryStore:
     def pending_runs(self, limit: int = 100) -> list[Run]:
         """Return up to limit pending runs, oldest first."""
         with self._lock:
-            pending = [
-                r.model_copy() for r in self._runs.values() if r.status == RunStatus.PENDING
-            ]
+            pending = [r.model_copy() for r in self._runs.values() if r.status == RunStatus.PENDING]
         return sorted(pending, key=lambda r: (r.created_at, r.id))[:limit]
 
     def _session(self, session_id: str) -> ChatSession:

@@ -70,9 +70,7 @@ class Run(TableModel, table=True):
     input: str = Field(sa_type=Text)
     error: str | None = Field(default=None, sa_type=Text)
     prompt_tokens: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
-    completion_tokens: int = Field(
-        default=0, sa_column_kwargs={"server_default": "0"}
-    )
+    completion_tokens: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     created_at: datetime = Field(
         default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW
     )

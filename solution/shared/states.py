@@ -19,23 +19,17 @@ class RunStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
-TERMINAL: frozenset[RunStatus] = frozenset(
-    {RunStatus.DONE, RunStatus.FAILED, RunStatus.CANCELLED}
-)
+TERMINAL: frozenset[RunStatus] = frozenset({RunStatus.DONE, RunStatus.FAILED, RunStatus.CANCELLED})
 
 # SOLUTION(check 4): list, for each status, the statuses a run may move to next.
 # pending may fail before it ever runs (a poison message); terminal states go nowhere,
 # so a late duplicate can never push a delivered answer back to running.
 ALLOWED: Mapping[RunStatus, frozenset[RunStatus]] = {
-    RunStatus.PENDING: frozenset(
-        {RunStatus.RUNNING, RunStatus.CANCELLED, RunStatus.FAILED}
-    ),
+    RunStatus.PENDING: frozenset({RunStatus.RUNNING, RunStatus.CANCELLED, RunStatus.FAILED}),
     RunStatus.RUNNING: frozenset(
         {RunStatus.STREAMING, RunStatus.DONE, RunStatus.FAILED, RunStatus.CANCELLED}
     ),
-    RunStatus.STREAMING: frozenset(
-        {RunStatus.DONE, RunStatus.FAILED, RunStatus.CANCELLED}
-    ),
+    RunStatus.STREAMING: frozenset({RunStatus.DONE, RunStatus.FAILED, RunStatus.CANCELLED}),
     RunStatus.DONE: frozenset(),
     RunStatus.FAILED: frozenset(),
     RunStatus.CANCELLED: frozenset(),

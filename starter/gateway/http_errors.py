@@ -31,9 +31,7 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(SessionNotFoundError)
     def session_not_found(error: SessionNotFoundError) -> Response:
-        return error_response(
-            404, "session_not_found", str(error), sessionId=error.session_id
-        )
+        return error_response(404, "session_not_found", str(error), sessionId=error.session_id)
 
     @app.errorhandler(RunNotFoundError)
     def run_not_found(error: RunNotFoundError) -> Response:

@@ -77,8 +77,11 @@ class SqlStore:
             max_overflow=pool_size,
             pool_timeout=5,
             pool_pre_ping=True,  # a connection that outlived a database restart is replaced
-            connect_args={"options": f"-c search_path={schema}", "connect_timeout": 3,
-                          "application_name": f"mini-koda {schema}"},
+            connect_args={
+                "options": f"-c search_path={schema}",
+                "connect_timeout": 3,
+                "application_name": f"mini-koda {schema}",
+            },
         )
         self._warned_no_arbiter = False  # say it once per store, not once per run
         self._where = where(url)
@@ -90,11 +93,18 @@ class SqlStore:
     def ping(self) -> None:
         """Raise StoreUnavailableError unless the database answers and holds this tree's tables."""
         with self._transaction() as session:
-            missing = session.connection().execute(
-                text("SELECT t FROM unnest(CAST(:tables AS text[])) AS t "
-                     "WHERE to_regclass(t) IS NULL"),
-                {"tables": list(TABLES)},
-            ).scalars().all()
+            missing = (
+                session.connection()
+                .execute(
+                    text(
+                        "SELECT t FROM unnest(CAST(:tables AS text[])) AS t "
+                        "WHERE to_regclass(t) IS NULL"
+                    ),
+                    {"tables": list(TABLES)},
+                )
+                .scalars()
+                .all()
+            )
         if missing:
             raise StoreUnavailableError(missing_tables(self.schema, list(missing)))
 
@@ -122,22 +132,37 @@ class SqlStore:
         runs on a bare connection rather than an ORM session.
         """
         now = utc_now()  # the application's clock, as for sessions and messages
-        values = {"id": new_id(), "session_id": session_id, "status": RunStatus.PENDING,
-                  "idempotency_key": idempotency_key, "input": input,
-                  "created_at": now, "updated_at": now}
+        values = {
+            "id": new_id(),
+            "session_id": session_id,
+            "status": RunStatus.PENDING,
+            "idempotency_key": idempotency_key,
+            "input": input,
+            "created_at": now,
+            "updated_at": now,
+        }
         refuse = self._refuse_run(session_id)
         insert_run = insert(RUNS).values(values)
         try:
             with self._connection(refuse) as connection:
-                inserted = connection.execute(
-                    insert_run.on_conflict_do_nothing(index_elements=["idempotency_key"])
-                    .returning(*RUNS.c)
-                ).mappings().first()
+                inserted = (
+                    connection.execute(
+                        insert_run.on_conflict_do_nothing(
+                            index_elements=["idempotency_key"]
+                        ).returning(*RUNS.c)
+                    )
+                    .mappings()
+                    .first()
+                )
                 if inserted is not None:
                     return RunCreated(run=_run_from(inserted), created=True)
-                existing = connection.execute(
-                    RUNS.select().where(RUNS.c.idempotency_key == idempotency_key)
-                ).mappings().one()
+                existing = (
+                    connection.execute(
+                        RUNS.select().where(RUNS.c.idempotency_key == idempotency_key)
+                    )
+                    .mappings()
+                    .one()
+                )
                 return RunCreated(run=_run_from(existing), created=False)
         except NoArbiterError:
             pass
@@ -150,7 +175,9 @@ class SqlStore:
             log.warning(
                 'runs.idempotency_key has no unique constraint in schema "%s", so nothing '
                 "stops a retry from creating a second run: declare it at TODO(check 3) in "
-                "shared/schema.py, then generate and apply a migration", self.schema)
+                "shared/schema.py, then generate and apply a migration",
+                self.schema,
+            )
         with self._connection(refuse) as connection:
             row = connection.execute(insert_run.returning(*RUNS.c)).mappings().one()
         return RunCreated(run=_run_from(row), created=True)
@@ -191,8 +218,9 @@ class SqlStore:
         self, session_id: str, run_id: str | None, role: str, content: str, seq: int
     ) -> Message:
         """Insert a message at seq; the unique (run_id, seq) refuses a second one."""
-        message = Message(id=new_id(), session_id=session_id, run_id=run_id, role=role,
-                          content=content, seq=seq)
+        message = Message(
+            id=new_id(), session_id=session_id, run_id=run_id, role=role, content=content, seq=seq
+        )
         with self._transaction(self._refuse_message(message)) as session:
             session.add(message)
         return message
@@ -200,19 +228,27 @@ class SqlStore:
     def messages_for_run(self, run_id: str) -> list[Message]:
         """Return the run's messages ordered by seq."""
         with self._transaction() as session:
-            return list(session.exec(
-                select(Message).where(Message.run_id == run_id)
-                .order_by(col(Message.seq), col(Message.id))
-            ).all())
+            return list(
+                session.exec(
+                    select(Message)
+                    .where(Message.run_id == run_id)
+                    .order_by(col(Message.seq), col(Message.id))
+                ).all()
+            )
 
     def pending_runs(self, limit: int = 100) -> list[Run]:
         """Return up to limit pending runs, oldest first, in a read-only transaction."""
         with self._transaction() as session:
             session.connection().execute(text("SET TRANSACTION READ ONLY"))
-            return [_loaded(run) for run in session.exec(
-                select(Run).where(Run.status == RunStatus.PENDING)
-                .order_by(col(Run.created_at), col(Run.id)).limit(limit)
-            )]
+            return [
+                _loaded(run)
+                for run in session.exec(
+                    select(Run)
+                    .where(Run.status == RunStatus.PENDING)
+                    .order_by(col(Run.created_at), col(Run.id))
+                    .limit(limit)
+                )
+            ]
 
     @contextmanager
     def _connection(self, refuse: Refusal = refuse_nothing) -> Iterator[Connection]:

@@ -77,7 +77,11 @@ def missing_tables(schema: str, missing: list[str]) -> str:
     """One sentence: whose schema lacks what, and the command that creates it."""
     command = f"alembic -x tree={schema} upgrade head"
     if len(missing) == len(TABLES):
-        return (f'the {schema} tree\'s schema "{schema}" is missing from this database: '
-                f"create it with `{command}`")
-    return (f'the {schema} tree\'s schema "{schema}" has no {" or ".join(missing)} table: '
-            f"create the tables with `{command}`")
+        return (
+            f'the {schema} tree\'s schema "{schema}" is missing from this database: '
+            f"create it with `{command}`"
+        )
+    return (
+        f'the {schema} tree\'s schema "{schema}" has no {" or ".join(missing)} table: '
+        f"create the tables with `{command}`"
+    )

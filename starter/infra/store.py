@@ -36,9 +36,7 @@ class Store(Protocol):
         """Return the session, or raise SessionNotFoundError."""
         ...
 
-    def create_run(
-        self, session_id: str, input: str, idempotency_key: str
-    ) -> RunCreated:
+    def create_run(self, session_id: str, input: str, idempotency_key: str) -> RunCreated:
         """Insert a pending run unless one already holds the key; return the run either way."""
         ...
 

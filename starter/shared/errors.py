@@ -46,9 +46,7 @@ class IllegalTransitionError(LabError):
         self.run_id = run_id
         self.current = current
         self.target = target
-        super().__init__(
-            f"run {run_id}: {current} -> {target} is not an allowed transition"
-        )
+        super().__init__(f"run {run_id}: {current} -> {target} is not an allowed transition")
 
 
 class TransitionConflictError(LabError):
@@ -58,9 +56,7 @@ class TransitionConflictError(LabError):
         self.run_id = run_id
         self.expected = expected
         self.actual = actual
-        super().__init__(
-            f"run {run_id} is {actual}, not {expected}: another writer moved it first"
-        )
+        super().__init__(f"run {run_id} is {actual}, not {expected}: another writer moved it first")
 
 
 class DuplicateMessageError(LabError):

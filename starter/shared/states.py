@@ -19,9 +19,7 @@ class RunStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
-TERMINAL: frozenset[RunStatus] = frozenset(
-    {RunStatus.DONE, RunStatus.FAILED, RunStatus.CANCELLED}
-)
+TERMINAL: frozenset[RunStatus] = frozenset({RunStatus.DONE, RunStatus.FAILED, RunStatus.CANCELLED})
 
 # TODO(check 4): list, for each status, the statuses a run may move to next.
 # As shipped, every move is allowed: nothing stops done -> running.

@@ -120,17 +120,24 @@ def test_a_client_message_id_reused_for_another_message_gets_409(
     """Reusing an id for different text is a client bug: 409, not a silent replay."""
     session_id = solution_gateway.new_session()
     first = solution_gateway.client.post(
-        "/chat", json={"sessionId": session_id, "message": "one", "clientMessageId": "c1"})
+        "/chat", json={"sessionId": session_id, "message": "one", "clientMessageId": "c1"}
+    )
     second = solution_gateway.client.post(
-        "/chat", json={"sessionId": session_id, "message": "two", "clientMessageId": "c1"})
+        "/chat", json={"sessionId": session_id, "message": "two", "clientMessageId": "c1"}
+    )
     assert second.status_code == 409
     assert second.get_json()["runId"] == first.get_json()["runId"]
     assert runs_in(solution_gateway) == 1
 
 
 @pytest.mark.parametrize(
-    ("body", "field"), [({}, "userId"), ({"userId": ""}, "userId"), ({"userId": 1}, "userId"),
-                        ({"userId": "ada", "title": 5}, "title")],
+    ("body", "field"),
+    [
+        ({}, "userId"),
+        ({"userId": ""}, "userId"),
+        ({"userId": 1}, "userId"),
+        ({"userId": "ada", "title": 5}, "title"),
+    ],
 )
 def test_a_bad_new_session_body_gets_400_naming_the_field(
     gateway: Gateway, body: dict[str, object], field: str
@@ -146,16 +153,18 @@ def test_a_run_can_be_read_back_and_an_unknown_one_is_404(gateway: Gateway) -> N
     """GET /runs/<id> reports the run, or a JSON 404 naming the id."""
     session_id = gateway.new_session()
     run_id = gateway.client.post(
-        "/chat", json={"sessionId": session_id, "message": "hi"}).get_json()["runId"]
+        "/chat", json={"sessionId": session_id, "message": "hi"}
+    ).get_json()["runId"]
     run = gateway.client.get(f"/runs/{run_id}").get_json()
     assert (run["runId"], run["sessionId"], run["status"]) == (run_id, session_id, "pending")
     missing = gateway.client.get("/runs/nope")
     assert missing.status_code == 404 and missing.get_json()["runId"] == "nope"
 
 
-@pytest.mark.parametrize(("method", "path", "status"),
-                         [("GET", "/nowhere", 404), ("GET", "/chat", 405),
-                          ("DELETE", "/sessions", 405)])
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [("GET", "/nowhere", 404), ("GET", "/chat", 405), ("DELETE", "/sessions", 405)],
+)
 def test_unknown_routes_and_methods_answer_json(
     gateway: Gateway, method: str, path: str, status: int
 ) -> None:
@@ -180,6 +189,8 @@ def test_an_unexpected_failure_is_a_json_500_without_a_traceback(gateway: Gatewa
     gateway.store.create_run = broken
     answer = gateway.client.post("/chat", json={"sessionId": session_id, "message": "hi"})
     assert answer.status_code == 500
-    assert answer.get_json() == {"error": "internal_error",
-                                 "message": "the gateway failed unexpectedly"}
+    assert answer.get_json() == {
+        "error": "internal_error",
+        "message": "the gateway failed unexpectedly",
+    }
     assert "secret" not in answer.get_data(as_text=True)

@@ -21,8 +21,14 @@ def selftest(tree: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Run MOCK=1 SELFTEST=1 python -m <tree> from the repository root."""
     environ = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     environ.update({"MOCK": "1", "SELFTEST": "1", "PYTHONIOENCODING": "utf-8", **env})
-    return subprocess.run([sys.executable, "-m", tree], cwd=REPO_ROOT, env=environ,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", tree],
+        cwd=REPO_ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def outcomes(stdout: str) -> dict[int, bool]:
@@ -73,8 +79,12 @@ def test_selftest_without_a_store_says_how_to_choose_one() -> None:
 def test_the_json_results_follow_exercism_v3(tree: str, tmp_path: Path) -> None:
     """--json writes version 3 with one entry per check and task_id = check number."""
     out = tmp_path / "results.json"
-    subprocess.run([sys.executable, "-m", "labs", "check", "--tree", tree, "--json", str(out)],
-                   cwd=REPO_ROOT, capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "labs", "check", "--tree", tree, "--json", str(out)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        timeout=120,
+    )
     results = json.loads(out.read_text())
     assert set(results) <= {"version", "status", "message", "tests"}
     assert results["version"] == 3
@@ -98,7 +108,11 @@ def test_a_tree_that_does_not_import_fails_all_six_with_the_reason(tmp_path: Pat
     out = tmp_path / "results.json"
     result = subprocess.run(
         [sys.executable, "-m", "labs", "check", "--tree", str(copy), "--json", str(out)],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 1
     assert result.stdout.splitlines()[-1] == "0 passed, 6 failed"
     assert "SyntaxError" in result.stdout
@@ -109,8 +123,12 @@ def test_trace_shows_the_replayed_duplicate_of_check_3() -> None:
     """--trace prints the arrows, and the second POST /chat is marked as a replay."""
     result = subprocess.run(
         [sys.executable, "-m", "labs", "check", "--tree", "solution", "--only", "3", "--trace"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
-        env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
     lines = [" ".join(line.split()) for line in result.stdout.splitlines()]
     posts = [line for line in lines if line.startswith("client -> gateway POST /chat")]
     replays = [line for line in lines if line.startswith("gateway --> client [replay] 202")]
@@ -121,11 +139,16 @@ def test_trace_shows_the_replayed_duplicate_of_check_3() -> None:
 
 def test_the_extra_checks_pass_on_the_solution_and_catch_the_starter() -> None:
     """Races and the 409 are shown after the six and never counted in them."""
+
     def run(tree: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "labs", "check", "--tree", tree, "--extra"],
-            cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
-            env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+        )
 
     solution, starter = run("solution"), run("starter")
     assert "extra checks (not counted in the six):" in solution.stdout

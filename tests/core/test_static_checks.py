@@ -26,7 +26,8 @@ def test_the_lab_kit_and_the_dashboard_typecheck() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_the_code_is_ruff_clean() -> None:
-    """ruff check . finds nothing."""
-    result = run(sys.executable, "-m", "ruff", "check", ".")
-    assert result.returncode == 0, result.stdout + result.stderr
+def test_the_code_is_ruff_clean_and_formatted() -> None:
+    """ruff check . finds nothing and ruff format would change nothing."""
+    for command in (("check", "."), ("format", "--check", ".")):
+        result = run(sys.executable, "-m", "ruff", *command)
+        assert result.returncode == 0, result.stdout + result.stderr

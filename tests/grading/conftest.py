@@ -37,13 +37,14 @@ def batch_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def batch(batch_folder: Path) -> dict[str, Grade]:
     """The batch above, graded, by submission name."""
     names = ["ada.zip", "ben", "cho", "dev", "eli", "fay", "gus", "hal.zip"]
-    grades = grade_all([batch_folder / name for name in names], timeout=TIMEOUT,
-                       database_url=None)
+    grades = grade_all([batch_folder / name for name in names], timeout=TIMEOUT, database_url=None)
     return {grade.submission: grade for grade in grades}
 
 
 @pytest.fixture(scope="session")
 def typecheck_points() -> dict[str, int]:
     """What the shipped starter and solution earn for the typecheck, as a learner's copy would."""
-    return {name: TYPECHECK_POINTS if Grader(tree_root(name)).typecheck().passed else 0
-            for name in ("starter", "solution")}
+    return {
+        name: TYPECHECK_POINTS if Grader(tree_root(name)).typecheck().passed else 0
+        for name in ("starter", "solution")
+    }

@@ -71,24 +71,29 @@ def replace_in(path: Path, pattern: str, replacement: str) -> None:
 def with_syntax_error(folder: Path) -> Path:
     """A starter copy whose keys.py no longer parses."""
     tree = starter_copy(folder)
-    replace_in(tree / "shared" / "keys.py", r"def idempotency_key_for\(",
-               "def idempotency_key_for((")
+    replace_in(
+        tree / "shared" / "keys.py", r"def idempotency_key_for\(", "def idempotency_key_for(("
+    )
     return folder
 
 
 def with_endless_import(folder: Path) -> Path:
     """A starter copy that loops forever while importing the state machine."""
     tree = starter_copy(folder)
-    replace_in(tree / "shared" / "states.py", r"(# TODO\(check 4\).*?\n)",
-               r"\1while True:\n    pass\n")
+    replace_in(
+        tree / "shared" / "states.py", r"(# TODO\(check 4\).*?\n)", r"\1while True:\n    pass\n"
+    )
     return folder
 
 
 def with_endless_transition(folder: Path) -> Path:
     """A starter copy that loops forever only when asked about a transition (check 4)."""
     tree = starter_copy(folder)
-    replace_in(tree / "shared" / "states.py", r'(    """Say whether the allowlist.*?"""\n)',
-               r"\1    while True:\n        pass\n")
+    replace_in(
+        tree / "shared" / "states.py",
+        r'(    """Say whether the allowlist.*?"""\n)',
+        r"\1    while True:\n        pass\n",
+    )
     return folder
 
 

@@ -22,7 +22,8 @@ def passing(*checks: int) -> dict[int, str]:
 
 
 def test_the_solution_zip_earns_every_memory_point_and_the_migration(
-        batch: dict[str, Grade], typecheck_points: dict[str, int]) -> None:
+    batch: dict[str, Grade], typecheck_points: dict[str, int]
+) -> None:
     """A starter with every region solved, zipped with its migration, earns all it can."""
     grade = batch["ada"]
     assert memory_results(grade) == passing(1, 2, 3, 4, 5, 6)
@@ -30,7 +31,8 @@ def test_the_solution_zip_earns_every_memory_point_and_the_migration(
 
 
 def test_the_untouched_starter_earns_checks_1_2_and_6(
-        batch: dict[str, Grade], typecheck_points: dict[str, int]) -> None:
+    batch: dict[str, Grade], typecheck_points: dict[str, int]
+) -> None:
     """The starter as shipped passes 1, 2 and 6, and has no migration of its own."""
     grade = batch["ben"]
     assert memory_results(grade) == passing(1, 2, 6)
@@ -40,7 +42,8 @@ def test_the_untouched_starter_earns_checks_1_2_and_6(
 
 
 def test_a_half_fixed_starter_earns_the_check_it_fixed(
-        batch: dict[str, Grade], typecheck_points: dict[str, int]) -> None:
+    batch: dict[str, Grade], typecheck_points: dict[str, int]
+) -> None:
     """Only check 4's region solved: 1, 2, 4 and 6 pass."""
     grade = batch["cho"]
     assert memory_results(grade) == passing(1, 2, 4, 6)
@@ -86,12 +89,18 @@ def test_a_zip_that_does_not_unpack_is_reported(batch: dict[str, Grade]) -> None
 
 
 def test_the_grade_command_prints_a_row_each_and_writes_csv_and_markdown(
-        batch_folder: Path, tmp_path: Path) -> None:
+    batch_folder: Path, tmp_path: Path
+) -> None:
     """python -m labs grade exits 0 with one row per submission, even with broken ones."""
     sources = [str(batch_folder / name) for name in ("ben", "dev", "hal.zip")]
-    result = subprocess.run([sys.executable, "-m", "labs", "grade", "--out", str(tmp_path),
-                             "--timeout", "3", *sources], cwd=REPO_ROOT, capture_output=True,
-                            text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "labs", "grade", "--out", str(tmp_path), "--timeout", "3", *sources],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     table = result.stdout.splitlines()
     assert [line.split()[0] for line in table[1:4]] == ["ben", "dev", "hal"]

@@ -12,8 +12,14 @@ from labs.trees import REPO_ROOT, tree_root
 
 def labs_command(*args: str) -> subprocess.CompletedProcess[str]:
     """Run python -m labs with arguments, output captured (so piped, not a terminal)."""
-    return subprocess.run([sys.executable, "-m", "labs", *args], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "labs", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_hunks_are_grouped_by_check_in_ascending_order() -> None:

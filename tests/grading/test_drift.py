@@ -85,11 +85,17 @@ def test_the_drift_command_fails_on_drift_and_says_where(trees: tuple[Path, Path
     starter, solution = trees
     edit(solution / "worker" / "queries.py", '"""', '"""Edited. ')
     command = [sys.executable, "-m", "labs", "drift", "--no-checks"]
-    broken = subprocess.run([*command, "--starter", str(starter), "--solution", str(solution)],
-                            cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
-                            check=False)
+    broken = subprocess.run(
+        [*command, "--starter", str(starter), "--solution", str(solution)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert broken.returncode == 1
     assert "solution/worker/queries.py:1" in broken.stdout
-    clean = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
-                           check=False)
+    clean = subprocess.run(
+        command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
     assert clean.returncode == 0, clean.stdout

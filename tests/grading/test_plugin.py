@@ -15,15 +15,29 @@ from tests.grading import submissions as make
 
 def grade_with_pytest(tree: Path, results: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """Run pytest --lab-tree on a tree, the way an instructor or GitHub Classroom would."""
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--lab-tree",
-               str(tree), "--lab-results", str(results), "--lab-timeout", "5", *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "--lab-tree",
+        str(tree),
+        "--lab-results",
+        str(results),
+        "--lab-timeout",
+        "5",
+        *extra,
+    ]
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    return subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=180,
-                          check=False, env=env)
+    return subprocess.run(
+        command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=180, check=False, env=env
+    )
 
 
 def test_the_untouched_starter_earns_exactly_checks_1_2_and_6(
-        tmp_path: Path, typecheck_points: dict[str, int]) -> None:
+    tmp_path: Path, typecheck_points: dict[str, int]
+) -> None:
     """Grading starter/ gives the points of checks 1, 2, 6 plus the typecheck it earns."""
     results = tmp_path / "results.json"
     run = grade_with_pytest(tree_root("starter"), results)

@@ -72,7 +72,8 @@ def test_without_a_migration_that_applies_every_postgres_check_fails_saying_why(
         (versions / "0001_bad.py").write_text(
             'revision = "0001"\ndown_revision = None\n\n\n'
             "def upgrade() -> None:\n    raise RuntimeError('half-written migration')\n",
-            encoding="utf-8")
+            encoding="utf-8",
+        )
     outcomes = postgres_outcomes(tree, fresh_database)
     assert {o.status for o in outcomes.values()} == {"fail"}
     expected = "no migration" if broken == "missing" else "half-written migration"

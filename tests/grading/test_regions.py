@@ -40,19 +40,24 @@ def test_applying_one_check_leaves_the_other_todos_as_shipped(tmp_path: Path) ->
     copy = copy_tree(tree_root("starter"), tmp_path / "starter")
     apply_solution(copy, tree_root("solution"), {4})
     after = {(r.path, r.start): r.body_lines for r in regions_in(copy) if r.check != 4}
-    before = {(r.path, r.start): r.body_lines for r in regions_in(tree_root("starter"))
-              if r.check != 4}
+    before = {
+        (r.path, r.start): r.body_lines for r in regions_in(tree_root("starter")) if r.check != 4
+    }
     assert after == before
 
 
-@pytest.mark.parametrize(("lines", "line", "problem"), [
-    (["# TODO(check 3): do it", "x = 1"], 1, "never closed"),
-    (["x = 1", "# END(check 3)"], 2, "without"),
-    (["    # TODO(check 3): do it", "# END(check 3)"], 2, "indentation"),
-    (["# TODO(check 3): a", "# TODO(check 4): b", "# END(check 4)"], 2, "before"),
-])
-def test_a_broken_marker_is_reported_with_its_line(lines: list[str], line: int,
-                                                    problem: str) -> None:
+@pytest.mark.parametrize(
+    ("lines", "line", "problem"),
+    [
+        (["# TODO(check 3): do it", "x = 1"], 1, "never closed"),
+        (["x = 1", "# END(check 3)"], 2, "without"),
+        (["    # TODO(check 3): do it", "# END(check 3)"], 2, "indentation"),
+        (["# TODO(check 3): a", "# TODO(check 4): b", "# END(check 4)"], 2, "before"),
+    ],
+)
+def test_a_broken_marker_is_reported_with_its_line(
+    lines: list[str], line: int, problem: str
+) -> None:
     """Unclosed, unopened, misindented or overlapping markers name the line at fault."""
     with pytest.raises(RegionError) as caught:
         parse_regions("shared/keys.py", lines)

@@ -21,8 +21,10 @@ from labs.watch import summary_lines, watch_tree
 
 def fake_outcomes(passing: int) -> dict[int, Outcome]:
     """Six outcomes where the first `passing` pass and the next fails with a hint."""
-    return {n: Outcome("pass") if n <= passing else Outcome("fail", f"hint: keys.py:{n}")
-            for n in range(1, 7)}
+    return {
+        n: Outcome("pass") if n <= passing else Outcome("fail", f"hint: keys.py:{n}")
+        for n in range(1, 7)
+    }
 
 
 def test_the_summary_shows_progress_and_the_first_failing_check() -> None:
@@ -46,8 +48,12 @@ def test_saving_a_file_reruns_the_checks(tmp_path: Path, poll: bool) -> None:
         return fake_outcomes(3)
 
     out = io.StringIO()
-    watcher = threading.Thread(target=watch_tree, args=(tree, "starter", out, stop),
-                               kwargs={"poll": poll, "run": run}, daemon=True)
+    watcher = threading.Thread(
+        target=watch_tree,
+        args=(tree, "starter", out, stop),
+        kwargs={"poll": poll, "run": run},
+        daemon=True,
+    )
     watcher.start()
     deadline = time.monotonic() + 20
     while not runs and time.monotonic() < deadline:
@@ -64,9 +70,13 @@ def test_saving_a_file_reruns_the_checks(tmp_path: Path, poll: bool) -> None:
 def test_ctrl_c_stops_watching_cleanly(tmp_path: Path) -> None:
     """SIGINT ends python -m labs watch with exit 0 and no traceback."""
     tree = copy_tree(tree_root("starter"), tmp_path / "starter")
-    watch = subprocess.Popen([sys.executable, "-m", "labs", "watch", "--tree", str(tree)],
-                             cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "labs", "watch", "--tree", str(tree)],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert watch.stdout is not None
     for line in watch.stdout:
         if line.startswith("watching"):
@@ -80,6 +90,12 @@ def test_ctrl_c_stops_watching_cleanly(tmp_path: Path) -> None:
 
 def test_help_says_it_falls_back_to_polling() -> None:
     """--help tells the user about file events and the polling fallback."""
-    result = subprocess.run([sys.executable, "-m", "labs", "watch", "--help"], cwd=REPO_ROOT,
-                            capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "labs", "watch", "--help"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert "polling" in result.stdout and "file events" in result.stdout

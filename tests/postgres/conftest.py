@@ -36,8 +36,9 @@ def migrate(url: str, tree: str = "solution", versions: Path | None = None) -> N
 
 def unfixed_starter_migration(url: str, folder: Path) -> Path:
     """Generate the starter's migration from its schema as shipped (no unique keys) into folder."""
-    command.revision(alembic_config(url, "starter", folder), message="unfixed starter",
-                     autogenerate=True)
+    command.revision(
+        alembic_config(url, "starter", folder), message="unfixed starter", autogenerate=True
+    )
     (script,) = folder.glob("*.py")
     return script
 
@@ -63,8 +64,14 @@ def run_lab(
     env["DATABASE_URL"] = database_url
     if selftest:
         env["SELFTEST"] = "1"
-    return subprocess.run([sys.executable, "-m", *args], cwd=REPO_ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture(scope="session")

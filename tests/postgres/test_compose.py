@@ -31,13 +31,16 @@ def test_postgres_is_pgvector_16_with_the_koda_credentials_on_5508(compose: dict
     """The database service matches what the README tells learners to connect to."""
     postgres = compose["services"]["postgres"]
     assert postgres["image"] == "pgvector/pgvector:pg16"
-    assert postgres["environment"] == {"POSTGRES_USER": "koda", "POSTGRES_PASSWORD": "koda",
-                                       "POSTGRES_DB": "koda"}
+    assert postgres["environment"] == {
+        "POSTGRES_USER": "koda",
+        "POSTGRES_PASSWORD": "koda",
+        "POSTGRES_DB": "koda",
+    }
     assert postgres["ports"] == ["5508:5432"]
 
 
 def test_postgres_has_the_pg_isready_healthcheck_and_a_named_volume(
-    compose: dict[str, Any]
+    compose: dict[str, Any],
 ) -> None:
     """pg_isready every 2 s, 3 s timeout, 15 retries; data on a volume declared at the top."""
     postgres = compose["services"]["postgres"]
@@ -49,9 +52,7 @@ def test_postgres_has_the_pg_isready_healthcheck_and_a_named_volume(
     assert name in compose["volumes"] and target == "/var/lib/postgresql/data"
 
 
-def test_migrate_runs_alembic_once_for_a_tree_that_has_a_migration(
-    compose: dict[str, Any]
-) -> None:
+def test_migrate_runs_alembic_once_for_a_tree_that_has_a_migration(compose: dict[str, Any]) -> None:
     """The one-shot migrate service runs `alembic -x tree=<tree> upgrade head` after postgres."""
     migrate = compose["services"]["migrate"]
     words = [with_defaults(word) for word in migrate["command"]]
@@ -82,7 +83,12 @@ def test_every_lab_service_builds_from_the_dockerfile_and_reaches_postgres(
     assert spec["build"] == "." and (REPO_ROOT / "Dockerfile").is_file()
     url = make_url(spec["environment"]["DATABASE_URL"])
     assert (url.username, url.password, url.host, url.port, url.database) == (
-        "koda", "koda", "postgres", 5432, "koda")
+        "koda",
+        "koda",
+        "postgres",
+        5432,
+        "koda",
+    )
 
 
 def test_the_commands_name_modules_that_exist(compose: dict[str, Any]) -> None:
@@ -112,4 +118,6 @@ def test_alembic_ini_points_at_the_one_environment() -> None:
     location = ini.get("alembic", "script_location", vars={"here": str(REPO_ROOT)})
     assert (REPO_ROOT / "migrations" / "env.py").samefile(f"{location}/env.py")
     assert {p.name for p in (REPO_ROOT / "migrations" / "versions").iterdir()} == {
-        "starter", "solution"}
+        "starter",
+        "solution",
+    }

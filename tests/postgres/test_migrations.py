@@ -42,17 +42,24 @@ def test_upgrade_downgrade_and_upgrade_again_all_work(fresh_database: str) -> No
 def test_both_required_constraints_exist_after_the_solution_migration(fresh_database: str) -> None:
     """pg_catalog shows runs (idempotency_key) and messages (run_id, seq) as unique."""
     migrate(fresh_database)
-    found = {str(need): need.met_by for need in
-             required_constraints(constraints_report(fresh_database, "solution"))}
-    assert found == {"runs (idempotency_key)": "runs_idempotency_key_key",
-                     "messages (run_id, seq)": "messages_run_id_seq_key"}
+    found = {
+        str(need): need.met_by
+        for need in required_constraints(constraints_report(fresh_database, "solution"))
+    }
+    assert found == {
+        "runs (idempotency_key)": "runs_idempotency_key_key",
+        "messages (run_id, seq)": "messages_run_id_seq_key",
+    }
 
 
 def test_the_solution_migration_matches_its_models(fresh_database: str) -> None:
     """Autogenerate finds nothing to add or drop after upgrade head: no drift."""
     migrate(fresh_database)
-    engine = create_engine(psycopg2_url(fresh_database), poolclass=NullPool,
-                           connect_args={"options": "-c search_path=solution"})
+    engine = create_engine(
+        psycopg2_url(fresh_database),
+        poolclass=NullPool,
+        connect_args={"options": "-c search_path=solution"},
+    )
     with engine.connect() as connection:
         drift = compare_metadata(MigrationContext.configure(connection), TableModel.metadata)
     assert drift == []
@@ -65,8 +72,11 @@ def test_the_trees_share_one_database_in_their_own_schemas(
     migrate(fresh_database)
     unfixed_starter_migration(fresh_database, tmp_path)
     migrate(fresh_database, "starter", tmp_path)
-    assert lab_tables(fresh_database, "starter") == lab_tables(fresh_database, "solution") == {
-        "sessions", "runs", "messages"}
+    assert (
+        lab_tables(fresh_database, "starter")
+        == lab_tables(fresh_database, "solution")
+        == {"sessions", "runs", "messages"}
+    )
     assert migration_head(fresh_database, "starter") == latest_migration("starter", tmp_path)
     assert migration_head(fresh_database, "solution") == latest_migration("solution")
     assert lab_tables(fresh_database, "public") == set()

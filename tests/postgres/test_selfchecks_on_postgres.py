@@ -55,11 +55,18 @@ def test_the_starter_on_its_unfixed_migration_fails_3_4_and_5(
     done = run_lab("starter", database_url=fresh_database, selftest=True)
     output = done.stdout + done.stderr
     assert "Traceback" not in output
-    assert check_lines(done.stdout) == {"1": "PASS", "2": "PASS", "3": "FAIL", "4": "FAIL",
-                                        "5": "FAIL", "6": "PASS"}
+    assert check_lines(done.stdout) == {
+        "1": "PASS",
+        "2": "PASS",
+        "3": "FAIL",
+        "4": "FAIL",
+        "5": "FAIL",
+        "6": "PASS",
+    }
     assert "TODO(check 4)" in done.stdout
-    assert re.search(r"2 rows at seq 0\n\s+hint:\s+starter/shared/schema\.py:\d+\s+TODO\(check 5\)",
-                     done.stdout)
+    assert re.search(
+        r"2 rows at seq 0\n\s+hint:\s+starter/shared/schema\.py:\d+\s+TODO\(check 5\)", done.stdout
+    )
     assert done.stdout.strip().endswith("3 passed, 3 failed")
 
 
@@ -67,10 +74,16 @@ def test_the_constraints_command_shows_both_keys_for_the_solution(solution_datab
     """python -m labs constraints --tree solution lists both unique constraints and exits 0."""
     done = run_lab("labs", "constraints", "--tree", "solution", database_url=solution_database)
     assert done.returncode == 0, done.stderr
-    assert re.search(r"runs\s+unique constraint\s+runs_idempotency_key_key\s+UNIQUE "
-                     r"\(idempotency_key\)", done.stdout)
-    assert re.search(r"messages\s+unique constraint\s+messages_run_id_seq_key\s+UNIQUE "
-                     r"\(run_id, seq\)", done.stdout)
+    assert re.search(
+        r"runs\s+unique constraint\s+runs_idempotency_key_key\s+UNIQUE "
+        r"\(idempotency_key\)",
+        done.stdout,
+    )
+    assert re.search(
+        r"messages\s+unique constraint\s+messages_run_id_seq_key\s+UNIQUE "
+        r"\(run_id, seq\)",
+        done.stdout,
+    )
 
 
 def test_the_constraints_command_names_what_the_starter_lacks(

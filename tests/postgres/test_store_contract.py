@@ -96,7 +96,10 @@ def test_a_new_run_is_pending_and_reads_back(store: Any) -> None:
     assert outcome.created
     found = store.get_run(outcome.run.id)
     assert (found.status, found.input, found.session_id) == (
-        RunStatus.PENDING, "book a flight", session.id)
+        RunStatus.PENDING,
+        "book a flight",
+        session.id,
+    )
 
 
 def test_the_same_key_returns_the_same_run_and_inserts_one_row(store: Any) -> None:
@@ -208,7 +211,10 @@ def test_messages_read_back_ordered_by_seq(store: Any) -> None:
         store.append_message(session.id, run.id, "assistant", f"part {seq}", seq)
     store.append_message(session.id, other.id, "assistant", "elsewhere", 0)
     assert [(m.seq, m.content) for m in store.messages_for_run(run.id)] == [
-        (0, "part 0"), (1, "part 1"), (2, "part 2")]
+        (0, "part 0"),
+        (1, "part 1"),
+        (2, "part 2"),
+    ]
 
 
 def test_messages_without_a_run_never_collide(store: Any) -> None:

@@ -17,7 +17,10 @@ def test_percentiles_use_the_nearest_rank() -> None:
     """p50 of 1..100 is 50 and p99 is 99; an empty list gives 0."""
     values = [float(n) for n in range(1, 101)]
     assert (percentile(values, 0.5), percentile(values, 0.99), percentile([], 0.5)) == (
-        50.0, 99.0, 0.0)
+        50.0,
+        99.0,
+        0.0,
+    )
 
 
 def test_the_closed_loop_counts_operations_and_failures_after_the_warmup() -> None:
@@ -31,8 +34,7 @@ def test_the_report_gives_the_gateway_to_raw_sql_ratio_against_the_target() -> N
     """(c)/(a) is printed per concurrency and judged against 0.5 at 16 clients."""
     report = BenchReport(
         machine={"cpus": 2, "python": "3.11", "postgres": "15", "platform": "x"},
-        settings={"seconds": 1, "warmup": 0.1, "workers": 2, "threads": 8,
-                  "agent_seconds": 1},
+        settings={"seconds": 1, "warmup": 0.1, "workers": 2, "threads": 8, "agent_seconds": 1},
         raw_sql=[measurement("a", 1, 1000), measurement("a", 16, 4000)],
         http=[measurement("c", 1, 800), measurement("c", 16, 1000)],
     )
@@ -46,10 +48,20 @@ def test_the_raw_sql_load_inserts_into_the_migrated_runs_table(migrated_database
     import psycopg2
 
     with psycopg2.connect(migrated_database) as connection, connection.cursor() as cursor:
-        cursor.execute("INSERT INTO solution.sessions (id, user_id, title) "
-                       "VALUES ('S', 'ada', 'bench')")
+        cursor.execute(
+            "INSERT INTO solution.sessions (id, user_id, title) VALUES ('S', 'ada', 'bench')"
+        )
     connection.close()
-    (found,) = _load({"kind": "sql", "part": "a", "database_url": migrated_database,
-                      "schema": "solution", "session_id": "S", "clients": [2],
-                      "warmup": 0.05, "seconds": 0.3})
+    (found,) = _load(
+        {
+            "kind": "sql",
+            "part": "a",
+            "database_url": migrated_database,
+            "schema": "solution",
+            "session_id": "S",
+            "clients": [2],
+            "warmup": 0.05,
+            "seconds": 0.3,
+        }
+    )
     assert found.operations > 0 and found.errors == 0 and found.clients == 2

@@ -24,8 +24,7 @@ def worker_stores(request: pytest.FixtureRequest) -> Iterator[list[Store]]:
         yield [shared] * WORKERS
         return
     url = request.getfixturevalue("migrated_database")
-    stores = [make_store({"DATABASE_URL": url, "DB_SCHEMA": "solution"})
-              for _ in range(WORKERS)]
+    stores = [make_store({"DATABASE_URL": url, "DB_SCHEMA": "solution"}) for _ in range(WORKERS)]
     yield stores
     for store in stores:
         store.close()  # type: ignore[attr-defined]

@@ -40,9 +40,14 @@ class Steady:
         while not self.stop.is_set():
             phase = self.phase
             try:
-                answer = connection.post_json("/chat", {
-                    "sessionId": self.session_id, "message": f"steady {number}-{sequence}",
-                    "clientMessageId": f"steady-{number}-{sequence}"})
+                answer = connection.post_json(
+                    "/chat",
+                    {
+                        "sessionId": self.session_id,
+                        "message": f"steady {number}-{sequence}",
+                        "clientMessageId": f"steady-{number}-{sequence}",
+                    },
+                )
                 payload = answer.json()
             except (OSError, ValueError) as error:  # the gateway went away or spoke non-JSON
                 self.failures.append(f"{phase}: {type(error).__name__}: {error}")
@@ -98,8 +103,9 @@ def test_intake_survives_the_database_going_down_and_coming_back(
     """Down: 503 JSON, readiness red, liveness green. Back: 202 again, no acknowledged run lost."""
     url = own_cluster.create_database(f"koda_faults_{uuid.uuid4().hex[:8]}")
     migrate(url, "solution")
-    with GatewayServer(GATEWAY, {"DATABASE_URL": url, "DB_SCHEMA": "solution"},
-                       workers=2, threads=4) as server:
+    with GatewayServer(
+        GATEWAY, {"DATABASE_URL": url, "DB_SCHEMA": "solution"}, workers=2, threads=4
+    ) as server:
         workers_before = server.worker_pids()
         session = once(server, "/sessions", {"userId": "ada"})
         steady = Steady(server, str(session.json()["sessionId"]))  # type: ignore[index]
@@ -126,19 +132,28 @@ def test_intake_survives_the_database_going_down_and_coming_back(
     assert not steady.failures, steady.failures[:3]
     down = [(status, body) for phase, status, body in steady.answers if phase == "down"]
     assert {status for status, _ in down} == {503}, down[:3]
-    assert all(isinstance(body, dict) and body["error"] == "store_unavailable"
-               and "database" in str(body["message"]) for _, body in down), down[:3]
+    assert all(
+        isinstance(body, dict)
+        and body["error"] == "store_unavailable"
+        and "database" in str(body["message"])
+        for _, body in down
+    ), down[:3]
     assert (ready.status, alive.status, ready_after.status) == (503, 200, 200)
     assert all(status in (202, 503) for _, status, _ in steady.answers)
-    acknowledged = {str(body["runId"]) for _, status, body in steady.answers
-                    if status == 202 and isinstance(body, dict)}
+    acknowledged = {
+        str(body["runId"])
+        for _, status, body in steady.answers
+        if status == 202 and isinstance(body, dict)
+    }
     with psycopg2.connect(url) as connection, connection.cursor() as cursor:
         cursor.execute("SELECT id FROM solution.runs WHERE id = ANY(%s)", (list(acknowledged),))
         stored = {row[0] for row in cursor.fetchall()}
     connection.close()
     assert acknowledged - stored == set(), "runs answered 202 are missing from the database"
-    print(f"\nfaults: {len(steady.answers)} answers, {len(acknowledged)} runs acknowledged "
-          f"(202) and all stored; "
-          f"{len(down)} answers while down, all 503 ({ENOUGH} of them within {first_503:.2f} s "
-          f"of the stop); {ENOUGH} 202s again {recovery:.2f} s after the restart; "
-          f"readyz while down: {ready.body.decode().strip()}")
+    print(
+        f"\nfaults: {len(steady.answers)} answers, {len(acknowledged)} runs acknowledged "
+        f"(202) and all stored; "
+        f"{len(down)} answers while down, all 503 ({ENOUGH} of them within {first_503:.2f} s "
+        f"of the stop); {ENOUGH} 202s again {recovery:.2f} s after the restart; "
+        f"readyz while down: {ready.body.decode().strip()}"
+    )

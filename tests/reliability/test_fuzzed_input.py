@@ -44,28 +44,54 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
         store = make_store({"DATABASE_URL": url, "DB_SCHEMA": "solution"})
 
         def count_postgres() -> tuple[int, int]:
-            return (scalar(url, "SELECT count(*) FROM solution.sessions"),
-                    scalar(url, "SELECT count(*) FROM solution.runs"))
+            return (
+                scalar(url, "SELECT count(*) FROM solution.sessions"),
+                scalar(url, "SELECT count(*) FROM solution.runs"),
+            )
 
         counter = count_postgres
     session_id = store.create_session("ada", "fuzz").id
     yield Target(create_app(store).test_client(), store, counter, session_id)
 
 
-SEND = settings(max_examples=120, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                       HealthCheck.too_slow])
+SEND = settings(
+    max_examples=120,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
     max_leaves=8,
 )
 FIELDS = ["sessionId", "message", "clientMessageId", "userId", "title"]
-hostile_text = st.sampled_from(["", " ", "\x00", "\ud800", "a" * 70_000, "'; DROP TABLE runs;--",
-                                "<script>", "\u202e", "null"]) | st.text()
+hostile_text = (
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "\x00",
+            "\ud800",
+            "a" * 70_000,
+            "'; DROP TABLE runs;--",
+            "<script>",
+            "\u202e",
+            "null",
+        ]
+    )
+    | st.text()
+)
 field_value = json_values | hostile_text
-CONTENT_TYPES = ["application/json", "application/json; charset=utf-8", "text/plain",
-                 "application/x-www-form-urlencoded", "multipart/form-data", "", "json"]
+CONTENT_TYPES = [
+    "application/json",
+    "application/json; charset=utf-8",
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data",
+    "",
+    "json",
+]
 header_text = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=40)
 
 
@@ -101,25 +127,31 @@ def test_hostile_posts_get_a_json_4xx_and_leave_no_partial_rows(
     path = data.draw(st.sampled_from(["/chat", "/sessions"]))
     body = data.draw(bodies(target.session_id))
     headers = {"Content-Type": data.draw(st.sampled_from(CONTENT_TYPES))}
-    headers |= data.draw(st.dictionaries(st.sampled_from(["X-Junk", "Accept", "Origin"]),
-                                         header_text, max_size=2))
+    headers |= data.draw(
+        st.dictionaries(st.sampled_from(["X-Junk", "Accept", "Origin"]), header_text, max_size=2)
+    )
     before = target.count_rows()
     answer = target.client.post(path, data=body, headers=headers)
     assert_json_error_or_success(answer.status_code, answer.get_json(silent=True))
     sessions, runs = target.count_rows()
-    created = answer.status_code in (201, 202) and answer.headers.get(
-        "Idempotent-Replayed") != "true"
-    expected = (before[0] + (path == "/sessions" and created),
-                before[1] + (path == "/chat" and created))
+    created = (
+        answer.status_code in (201, 202) and answer.headers.get("Idempotent-Replayed") != "true"
+    )
+    expected = (
+        before[0] + (path == "/sessions" and created),
+        before[1] + (path == "/chat" and created),
+    )
     assert (sessions, runs) == expected, f"{answer.status_code}: rows {before} -> {expected}"
 
 
 DESCRIBED_PATHS = [str(p).replace("{run_id}", "X") for p in dict(OPENAPI["paths"])]  # type: ignore[call-overload]
 
 
-@given(method=st.sampled_from(["GET", "POST", "PUT", "PATCH", "DELETE"]),
-       path=st.sampled_from([*DESCRIBED_PATHS, "/runs/", "/nope", "/chat/x"]),
-       run_id=st.text(max_size=300))
+@given(
+    method=st.sampled_from(["GET", "POST", "PUT", "PATCH", "DELETE"]),
+    path=st.sampled_from([*DESCRIBED_PATHS, "/runs/", "/nope", "/chat/x"]),
+    run_id=st.text(max_size=300),
+)
 @SEND
 def test_any_method_path_and_run_id_gets_a_json_answer(
     target: Target, method: str, path: str, run_id: str

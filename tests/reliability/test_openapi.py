@@ -44,12 +44,14 @@ def test_the_described_chat_limits_match_what_the_gateway_enforces() -> None:
     app = described_app("solution")
     client = app.test_client()
     document = client.get("/openapi.json").get_json()
-    limit = document["components"]["schemas"]["Chat"]["properties"]["clientMessageId"][
-        "maxLength"]
+    limit = document["components"]["schemas"]["Chat"]["properties"]["clientMessageId"]["maxLength"]
     session_id = client.post("/sessions", json={"userId": "ada"}).get_json()["sessionId"]
-    at_limit = client.post("/chat", json={"sessionId": session_id, "message": "hi",
-                                          "clientMessageId": "c" * limit})
-    beyond = client.post("/chat", json={"sessionId": session_id, "message": "hi",
-                                        "clientMessageId": "c" * (limit + 1)})
+    at_limit = client.post(
+        "/chat", json={"sessionId": session_id, "message": "hi", "clientMessageId": "c" * limit}
+    )
+    beyond = client.post(
+        "/chat",
+        json={"sessionId": session_id, "message": "hi", "clientMessageId": "c" * (limit + 1)},
+    )
     assert (at_limit.status_code, beyond.status_code) == (202, 400)
     assert beyond.get_json()["field"] == "clientMessageId"

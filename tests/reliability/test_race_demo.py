@@ -23,9 +23,22 @@ def test_check_then_insert_duplicates_while_the_constraint_keeps_one_row(
 def test_the_race_command_prints_both_paths_side_by_side(fresh_database: str) -> None:
     """The command names both paths, the duplicate count and the pause it used."""
     done = subprocess.run(
-        [sys.executable, "-m", "labs", "race", "--requests", "8", "--delay-ms", "50",
-         "--database-url", fresh_database],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "labs",
+            "race",
+            "--requests",
+            "8",
+            "--delay-ms",
+            "50",
+            "--database-url",
+            fresh_database,
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
     )
     assert done.returncode == 0, done.stderr

@@ -62,12 +62,20 @@ def test_identical_requests_across_two_servers_create_one_run_every_time(
     try:
         for round_number in range(ROUNDS):
             session_id = new_session(gateway_pair[round_number % 2])
-            answers = burst.fire({"sessionId": session_id, "message": "double click",
-                                  "clientMessageId": f"burst-{round_number}"})
+            answers = burst.fire(
+                {
+                    "sessionId": session_id,
+                    "message": "double click",
+                    "clientMessageId": f"burst-{round_number}",
+                }
+            )
             assert {status for status, _ in answers} == {202}, answers
             assert len({run_id for _, run_id in answers}) == 1, answers
-            rows = scalar(migrated_database,
-                          "SELECT count(*) FROM solution.runs WHERE session_id = %s", session_id)
+            rows = scalar(
+                migrated_database,
+                "SELECT count(*) FROM solution.runs WHERE session_id = %s",
+                session_id,
+            )
             assert rows == 1, f"round {round_number}: {rows} runs for one message"
     finally:
         burst.close()
@@ -88,8 +96,11 @@ def test_identical_requests_without_a_client_id_create_one_run_per_time_bucket(
                 continue  # the burst straddled a bucket boundary: two keys are right; redo it
             assert {status for status, _ in answers} == {202}, answers
             assert len({run_id for _, run_id in answers}) == 1, answers
-            rows = scalar(migrated_database,
-                          "SELECT count(*) FROM solution.runs WHERE session_id = %s", session_id)
+            rows = scalar(
+                migrated_database,
+                "SELECT count(*) FROM solution.runs WHERE session_id = %s",
+                session_id,
+            )
             assert rows == 1, f"round {rounds}: {rows} runs for one message"
             rounds += 1
     finally:

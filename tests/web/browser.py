@@ -21,14 +21,22 @@ from labs.trees import REPO_ROOT
 from web import create_app
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SHOTS = REPO_ROOT / "test-output" / "screenshots"
 DOCS = REPO_ROOT / "docs"
 # The size of the committed screenshots, and of the tabs (so the clip is the whole viewport).
 DOCS_CLIP = {"width": 1100, "height": 700}
-ENABLE = ("browser tests need Chromium at /usr/bin/chromium (apt-get install chromium) "
-          "and `pip install playwright`")
+ENABLE = (
+    "browser tests need Chromium at /usr/bin/chromium (apt-get install chromium) "
+    "and `pip install playwright`"
+)
 
 
 def missing_browser() -> str:
@@ -68,8 +76,9 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                          args=CHROMIUM_ARGS)
+        chromium = driver.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
         try:
             yield chromium
         finally:
@@ -102,8 +111,10 @@ def screenshot(tab: Any, name: str, *, docs: bool = False, docs_from: str = "") 
         tab.evaluate("window.scrollTo(0, 0)")
         box = tab.locator(docs_from).first.bounding_box() if docs_from else None
         top = max(0, int(box["y"]) - 12) if box else 0
-        save_small_png(tab.screenshot(full_page=True, clip={"x": 0, "y": top, **DOCS_CLIP}),
-                       DOCS / f"dashboard-{name}.png")
+        save_small_png(
+            tab.screenshot(full_page=True, clip={"x": 0, "y": top, **DOCS_CLIP}),
+            DOCS / f"dashboard-{name}.png",
+        )
     return path
 
 
@@ -113,7 +124,6 @@ def save_small_png(png: bytes, path: Path) -> None:
     from PIL import Image  # only needed when refreshing the committed screenshots
 
     image = Image.open(io.BytesIO(png)).convert("RGB")
-    palette = image.quantize(colors=256, method=Image.Quantize.MEDIANCUT,
-                             dither=Image.Dither.NONE)
+    palette = image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     path.parent.mkdir(exist_ok=True)
     palette.save(path, "PNG", optimize=True)

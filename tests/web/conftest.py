@@ -48,14 +48,14 @@ def client(app: Flask) -> FlaskClient:
 def tree_copy(tmp_path: Path) -> Path:
     """A private copy of the starter tree that a test may edit or break."""
     target = tmp_path / "learner"
-    shutil.copytree(REPO_ROOT / "starter", target,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO_ROOT / "starter", target, ignore=shutil.ignore_patterns("__pycache__"))
     return target
 
 
 @pytest.fixture(scope="session")
-def both_trees_template(pg_cluster: TempCluster,
-                        tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+def both_trees_template(
+    pg_cluster: TempCluster, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, str]:
     """A database with both trees migrated, to copy per test; returns (name, starter revision).
 
     The solution gets its reference migration; the starter gets one generated from its
@@ -73,8 +73,9 @@ def both_trees_template(pg_cluster: TempCluster,
 
 
 @pytest.fixture
-def both_trees_database(pg_cluster: TempCluster,
-                        both_trees_template: tuple[str, str]) -> Iterator[str]:
+def both_trees_database(
+    pg_cluster: TempCluster, both_trees_template: tuple[str, str]
+) -> Iterator[str]:
     """The URL of a fresh database where both trees' tables exist, empty."""
     name = clone_database(pg_cluster, both_trees_template[0])
     yield pg_cluster.url(name)

@@ -18,8 +18,9 @@ def check_statuses(page: str) -> dict[str, str]:
 
 def failing_checks(page: str) -> set[str]:
     """The numbered checks shown as failed."""
-    return {key for key, status in check_statuses(page).items()
-            if key.isdigit() and status == "fail"}
+    return {
+        key for key, status in check_statuses(page).items() if key.isdigit() and status == "fail"
+    }
 
 
 def run_ids(page: str) -> list[str]:
@@ -47,11 +48,19 @@ def form_error(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>|\s+", " ", found.group(1))).strip() if found else ""
 
 
-def send(client: FlaskClient, tree: str, message: str = "book me a flight",
-         client_id: str = "c-1", **extra: str) -> tuple[str, str]:
+def send(
+    client: FlaskClient,
+    tree: str,
+    message: str = "book me a flight",
+    client_id: str = "c-1",
+    **extra: str,
+) -> tuple[str, str]:
     """Send one message from the runs view; return the new run's id and the fragment."""
-    answer = client.post(f"/runs/{tree}/send", headers=HTMX,
-                         data={"message": message, "client_message_id": client_id, **extra})
+    answer = client.post(
+        f"/runs/{tree}/send",
+        headers=HTMX,
+        data={"message": message, "client_message_id": client_id, **extra},
+    )
     assert answer.status_code == 200, answer.text
     return run_ids(answer.text)[0], answer.text
 
@@ -59,8 +68,7 @@ def send(client: FlaskClient, tree: str, message: str = "book me a flight",
 def finish(client: FlaskClient, tree: str, run_id: str) -> str:
     """Move a run pending -> running -> done with the buttons; return the fragment."""
     client.post(f"/runs/{tree}/{run_id}/advance", data={"target": "running"}, headers=HTMX)
-    return client.post(f"/runs/{tree}/{run_id}/advance", data={"target": "done"},
-                       headers=HTMX).text
+    return client.post(f"/runs/{tree}/{run_id}/advance", data={"target": "done"}, headers=HTMX).text
 
 
 def wait_for(client: FlaskClient, url: str, pattern: str, seconds: float = 20) -> str:

@@ -20,8 +20,10 @@ def run_checks(tab: Any, url: str, tree: str) -> dict[str, str]:
     tab.click("#run-checks")
     tab.wait_for_selector(f'#check-summary:has-text("tree {tree}")', timeout=60_000)
     rows = tab.locator("details.check")
-    return {rows.nth(i).get_attribute("data-check"): rows.nth(i).get_attribute("data-status")
-            for i in range(rows.count())}
+    return {
+        rows.nth(i).get_attribute("data-check"): rows.nth(i).get_attribute("data-status")
+        for i in range(rows.count())
+    }
 
 
 def test_the_starter_shows_exactly_checks_3_4_5_red(page: Any, live_url: str) -> None:
@@ -97,8 +99,12 @@ def test_a_demo_run_reaches_done_with_its_messages_in_order(page: Any, live_url:
     page.wait_for_selector('#runs-live[data-moving="no"]')
     page.click(f'tr[data-run="{run_id}"] a')
     page.wait_for_selector('#run-status:has-text("done")')
-    seqs = [int(s) for s in page.locator(".strip .cell.message").evaluate_all(
-        "cells => cells.map(c => c.dataset.seq)")]
+    seqs = [
+        int(s)
+        for s in page.locator(".strip .cell.message").evaluate_all(
+            "cells => cells.map(c => c.dataset.seq)"
+        )
+    ]
     assert seqs == list(range(len(seqs))) and len(seqs) > 2
     screenshot(page, "run-detail", docs=True)
     page.goto(f"{live_url}/runs/starter")

@@ -15,9 +15,23 @@ from labs.trees import REPO_ROOT
 def check(tmp_path: Path, *extra: str) -> tuple[str, list[dict[str, object]]]:
     """Run the starter's checks with --report; return the printed text and the lines."""
     report = tmp_path / "report.jsonl"
-    done = subprocess.run([sys.executable, "-m", "labs", "check", "--tree", "starter",
-                           "--report", str(report), *extra], cwd=REPO_ROOT,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "labs",
+            "check",
+            "--tree",
+            "starter",
+            "--report",
+            str(report),
+            *extra,
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 1  # the starter fails three checks
     return done.stdout, [json.loads(line) for line in report.read_text().splitlines()]
 
@@ -41,13 +55,19 @@ def test_extra_checks_are_reported_after_the_six(tmp_path: Path) -> None:
 
 def test_the_printed_output_is_the_same_with_or_without_a_report(tmp_path: Path) -> None:
     """--report adds a file and leaves the terminal's check lines and totals as they were."""
-    plain = subprocess.run([sys.executable, "-m", "labs", "check", "--tree", "starter"],
-                           cwd=REPO_ROOT, capture_output=True, text=True, check=False).stdout
+    plain = subprocess.run(
+        [sys.executable, "-m", "labs", "check", "--tree", "starter"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
     printed, _ = check(tmp_path)
 
     def without_times(text: str) -> str:
         # Detail lines quote fresh ids and keys; the check lines hold the verdicts.
-        return "\n".join(line.split("  (")[0] for line in text.splitlines()
-                         if not line.startswith("        "))
+        return "\n".join(
+            line.split("  (")[0] for line in text.splitlines() if not line.startswith("        ")
+        )
 
     assert without_times(printed) == without_times(plain)

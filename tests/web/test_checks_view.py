@@ -24,8 +24,7 @@ PROMISED_FAILURES = {"starter": {"3", "4", "5"}, "solution": set()}
 
 def run_checks(client: FlaskClient, tree: str, **headers: str) -> str:
     """Press "Run the checks" for a tree on the memory store; return what comes back."""
-    answer = client.post("/checks/run", data={"tree": tree, "store": "memory"},
-                         headers=headers)
+    answer = client.post("/checks/run", data={"tree": tree, "store": "memory"}, headers=headers)
     assert answer.status_code == 200, answer.text
     return answer.text
 
@@ -33,8 +32,9 @@ def run_checks(client: FlaskClient, tree: str, **headers: str) -> str:
 @pytest.fixture
 def learner_app(tree_copy: Path) -> Iterator[Flask]:
     """A dashboard whose starter is a private copy, checked with a short timeout."""
-    yield from make_app(TREES={"starter": str(tree_copy), "solution": "solution"},
-                        CHECK_TIMEOUT=4.0)
+    yield from make_app(
+        TREES={"starter": str(tree_copy), "solution": "solution"}, CHECK_TIMEOUT=4.0
+    )
 
 
 def test_the_checks_page_offers_each_tree_and_says_nothing_has_run(client: FlaskClient) -> None:
@@ -69,9 +69,13 @@ def test_a_failed_row_says_what_went_wrong_and_where_to_edit(client: FlaskClient
     page = run_checks(client, "starter")
     row = re.search(r'data-check="4".*?</details>', page, re.S)
     assert row is not None
-    todo_line = next(number for number, line in enumerate(
-        (REPO_ROOT / "starter/shared/states.py").read_text().splitlines(), start=1)
-        if "TODO(check 4)" in line)
+    todo_line = next(
+        number
+        for number, line in enumerate(
+            (REPO_ROOT / "starter/shared/states.py").read_text().splitlines(), start=1
+        )
+        if "TODO(check 4)" in line
+    )
     assert f"starter/shared/states.py:{todo_line}" in row.group(0)
     assert "expected:" in row.group(0) and "✗ FAIL" in row.group(0)
 
@@ -89,8 +93,7 @@ def test_each_row_draws_its_trace_as_a_sequence_diagram(client: FlaskClient) -> 
 
 def test_postgres_without_a_database_is_a_visible_error(client: FlaskClient) -> None:
     """Asking for the postgres store with no DATABASE_URL says so, with a 400 and no run."""
-    answer = client.post("/checks/run", data={"tree": "starter", "store": "postgres"},
-                         headers=HTMX)
+    answer = client.post("/checks/run", data={"tree": "starter", "store": "postgres"}, headers=HTMX)
     assert answer.status_code == 400
     assert "DATABASE_URL" in form_error(answer.text)
     assert not check_statuses(answer.text)
@@ -105,13 +108,17 @@ def test_an_unknown_tree_is_a_visible_error(client: FlaskClient, tree: str) -> N
 
 
 def test_an_infinite_loop_becomes_a_failed_row_not_a_hung_dashboard(
-        learner_app: Flask, tree_copy: Path) -> None:
+    learner_app: Flask, tree_copy: Path
+) -> None:
     """A learner's endless loop in the key function times out into failed rows."""
     keys = tree_copy / "shared" / "keys.py"
-    keys.write_text(keys.read_text().replace(
-        '    """Derive the run\'s idempotency key from what the client sent."""',
-        '    """Derive the run\'s idempotency key from what the client sent."""\n'
-        "    while True:\n        pass"))
+    keys.write_text(
+        keys.read_text().replace(
+            '    """Derive the run\'s idempotency key from what the client sent."""',
+            '    """Derive the run\'s idempotency key from what the client sent."""\n'
+            "    while True:\n        pass",
+        )
+    )
     page = run_checks(learner_app.test_client(), "starter")
     assert "timed out after 4 s" in page
     assert failing_checks(page) == {"1", "2", "3", "4", "5", "6"}
@@ -126,8 +133,9 @@ def test_a_syntax_error_fails_all_six_with_its_text(learner_app: Flask, tree_cop
     assert failing_checks(page) == {"1", "2", "3", "4", "5", "6"}
 
 
-def test_an_edit_shows_on_the_next_run_without_a_restart(learner_app: Flask,
-                                                         tree_copy: Path) -> None:
+def test_an_edit_shows_on_the_next_run_without_a_restart(
+    learner_app: Flask, tree_copy: Path
+) -> None:
     """Fixing a TODO in the tree turns its check green on the very next run."""
     client = learner_app.test_client()
     assert "4" in failing_checks(run_checks(client, "starter"))

@@ -22,17 +22,21 @@ TREES = ("starter", "solution")
 
 def article(page: str, tree: str) -> str:
     """The part of the page about one tree."""
-    found = re.search(rf'<article class="schema"[^>]*data-tree="{tree}">(.*?)</article>',
-                      page, re.S)
+    found = re.search(
+        rf'<article class="schema"[^>]*data-tree="{tree}">(.*?)</article>', page, re.S
+    )
     assert found, f"the page has no section for {tree}"
     return found.group(1)
 
 
 def requirements(section: str) -> dict[int, str]:
     """Map each check a required uniqueness serves to the sentence the page says about it."""
-    return {int(check): html.unescape(re.sub(r"<[^>]+>|\s+", " ", said)).strip()
-            for check, said in re.findall(
-                r'<li class="requirement[^"]*" data-check="(\d)"[^>]*>(.*?)</li>', section, re.S)}
+    return {
+        int(check): html.unescape(re.sub(r"<[^>]+>|\s+", " ", said)).strip()
+        for check, said in re.findall(
+            r'<li class="requirement[^"]*" data-check="(\d)"[^>]*>(.*?)</li>', section, re.S
+        )
+    }
 
 
 def shown_entries(section: str) -> set[str]:
@@ -62,7 +66,8 @@ def execute(url: str, statement: str) -> None:
 
 
 def test_each_tree_shows_what_postgres_holds_and_what_is_missing(
-        both_trees_database: str, starter_revision: str) -> None:
+    both_trees_database: str, starter_revision: str
+) -> None:
     """The solution has both uniquenesses; the unfixed starter misses both, naming its TODOs."""
     page = database_page(both_trees_database)
     for tree in TREES:
@@ -78,7 +83,8 @@ def test_each_tree_shows_what_postgres_holds_and_what_is_missing(
 
 
 def test_each_tree_shows_its_migration_in_the_database_and_on_disk(
-        both_trees_database: str, starter_revision: str) -> None:
+    both_trees_database: str, starter_revision: str
+) -> None:
     """The solution is at its newest file; the starter's head is its own generated revision."""
     page = database_page(both_trees_database)
     solution = article(page, "solution")
@@ -93,8 +99,10 @@ def test_each_tree_shows_its_migration_in_the_database_and_on_disk(
 
 def test_a_unique_index_the_learner_adds_counts_for_its_check(both_trees_database: str) -> None:
     """A unique index on starter.runs(idempotency_key) satisfies check 3; check 5 stays missing."""
-    execute(both_trees_database,
-            "CREATE UNIQUE INDEX runs_key_by_hand ON starter.runs (idempotency_key)")
+    execute(
+        both_trees_database,
+        "CREATE UNIQUE INDEX runs_key_by_hand ON starter.runs (idempotency_key)",
+    )
     starter = article(database_page(both_trees_database), "starter")
     said = requirements(starter)
     assert said[3].startswith("✓ unique") and "runs_key_by_hand" in said[3]

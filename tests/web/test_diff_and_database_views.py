@@ -40,12 +40,14 @@ def test_without_a_database_the_view_says_how_to_configure_one(client: FlaskClie
     assert "<html" not in fragment and 'id="no-database"' in fragment
 
 
-@pytest.mark.parametrize(("url", "named"), [
-    ("postgresql://lab:lab@127.0.0.1:1/lab", "cannot read the database"),
-    ("mysql://lab:lab@127.0.0.1/lab", "is not Postgres"),
-])
-def test_a_database_that_cannot_be_read_is_a_notice_not_a_traceback(url: str,
-                                                                     named: str) -> None:
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        ("postgresql://lab:lab@127.0.0.1:1/lab", "cannot read the database"),
+        ("mysql://lab:lab@127.0.0.1/lab", "is not Postgres"),
+    ],
+)
+def test_a_database_that_cannot_be_read_is_a_notice_not_a_traceback(url: str, named: str) -> None:
     """A DATABASE_URL nobody answers on, or not Postgres at all: a readable notice and a 200."""
     for app in make_app(DATABASE_URL=url):
         answer = app.test_client().get("/database")

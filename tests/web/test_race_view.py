@@ -42,12 +42,22 @@ def visible_text(markup: str) -> str:
 
 def verdicts(page: str) -> dict[str, dict[str, str]]:
     """Per path, the numbers its outcome cell carries and the sentence it shows."""
-    found = re.findall(r'<td class="verdict ([\w-]+)" data-path="([^"]+)"\s+data-rows="(\d+)" '
-                       r'data-duplicates="(\d+)" data-run-ids="(\d+)">(.*?)</td>', page, re.S)
-    return {html.unescape(path): {
-        "class": kind, "rows": rows, "duplicates": duplicates, "run_ids": run_ids,
-        "says": visible_text(said),
-    } for kind, path, rows, duplicates, run_ids, said in found}
+    found = re.findall(
+        r'<td class="verdict ([\w-]+)" data-path="([^"]+)"\s+data-rows="(\d+)" '
+        r'data-duplicates="(\d+)" data-run-ids="(\d+)">(.*?)</td>',
+        page,
+        re.S,
+    )
+    return {
+        html.unescape(path): {
+            "class": kind,
+            "rows": rows,
+            "duplicates": duplicates,
+            "run_ids": run_ids,
+            "says": visible_text(said),
+        }
+        for kind, path, rows, duplicates, run_ids, said in found
+    }
 
 
 def input_value(page: str, name: str) -> str:
@@ -58,7 +68,8 @@ def input_value(page: str, name: str) -> str:
 
 
 def test_the_page_explains_the_race_and_starts_with_the_commands_defaults(
-        race_client: FlaskClient) -> None:
+    race_client: FlaskClient,
+) -> None:
     """The page names both paths, says the delay is there, and offers the CLI's defaults."""
     page = race_client.get("/race")
     assert page.status_code == 200
@@ -73,7 +84,8 @@ def test_the_page_explains_the_race_and_starts_with_the_commands_defaults(
 
 @pytest.mark.parametrize("headers", [HTMX, {}], ids=["htmx fragment", "full page"])
 def test_the_naive_path_duplicates_and_the_constraint_keeps_one_row(
-        race_client: FlaskClient, headers: dict[str, str]) -> None:
+    race_client: FlaskClient, headers: dict[str, str]
+) -> None:
     """Every racer inserts on the naive path; the constraint path leaves one row, one run id."""
     answer = race_client.post("/race", data=SMALL_RACE, headers=headers)
     assert answer.status_code == 200
@@ -101,13 +113,16 @@ def test_without_a_database_the_view_says_so_and_offers_no_button(client: FlaskC
     assert posted.status_code == 503 and 'id="no-database"' in posted.text
 
 
-@pytest.mark.parametrize(("field", "value", "said"), [
-    ("requests", "many", "requests must be a whole number, not 'many'"),
-    ("requests", "1", "requests must be between 2 and 64, not 1"),
-    ("requests", "65", "requests must be between 2 and 64, not 65"),
-    ("delay_ms", "", "delay_ms must be a whole number, not ''"),
-    ("delay_ms", "-5", "delay_ms must be between 0 and 1000, not -5"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("requests", "many", "requests must be a whole number, not 'many'"),
+        ("requests", "1", "requests must be between 2 and 64, not 1"),
+        ("requests", "65", "requests must be between 2 and 64, not 65"),
+        ("delay_ms", "", "delay_ms must be a whole number, not ''"),
+        ("delay_ms", "-5", "delay_ms must be between 0 and 1000, not -5"),
+    ],
+)
 def test_bad_input_is_a_400_naming_the_field(field: str, value: str, said: str) -> None:
     """A wrong field is a visible 400 before anything connects (the URL here answers nobody)."""
     for client in client_on(UNREACHABLE):
@@ -116,10 +131,13 @@ def test_bad_input_is_a_400_naming_the_field(field: str, value: str, said: str) 
         assert visible_text(form_error(answer.text)) == f"Nothing was raced: {said}"
 
 
-@pytest.mark.parametrize(("url", "named"), [
-    (UNREACHABLE, "Connection refused"),
-    ("mysql://lab:lab@127.0.0.1/lab", "is not Postgres"),
-])
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        (UNREACHABLE, "Connection refused"),
+        ("mysql://lab:lab@127.0.0.1/lab", "is not Postgres"),
+    ],
+)
 def test_a_database_that_cannot_race_is_a_visible_error(url: str, named: str) -> None:
     """A database nobody answers on, or not Postgres at all: an error on the page, never a 500."""
     for client in client_on(url):
@@ -131,8 +149,9 @@ def test_a_database_that_cannot_race_is_a_visible_error(url: str, named: str) ->
             assert "Traceback" not in answer.text
 
 
-@pytest.mark.parametrize("headers", [{"Sec-Fetch-Site": "cross-site"},
-                                     {"Origin": "http://evil.example"}])
+@pytest.mark.parametrize(
+    "headers", [{"Sec-Fetch-Site": "cross-site"}, {"Origin": "http://evil.example"}]
+)
 def test_a_cross_site_post_is_refused_before_anything_races(headers: dict[str, str]) -> None:
     """Another site's form gets a 403 with a reason, not the 503 a connection attempt would."""
     for client in client_on(UNREACHABLE):

@@ -13,10 +13,10 @@ from web.strip import message_strip
 from .helpers import HTMX, send
 
 
-@pytest.mark.parametrize(("tree", "shown"), [("starter", "DUPLICATE seq"),
-                                              ("solution", "REFUSED attempt")])
-def test_a_duplicate_seq_is_marked_in_the_strip(client: FlaskClient, tree: str,
-                                                shown: str) -> None:
+@pytest.mark.parametrize(
+    ("tree", "shown"), [("starter", "DUPLICATE seq"), ("solution", "REFUSED attempt")]
+)
+def test_a_duplicate_seq_is_marked_in_the_strip(client: FlaskClient, tree: str, shown: str) -> None:
     """The second seq 0 shows as stored twice (starter) or as a refused attempt (solution)."""
     run_id, _ = send(client, tree)
     client.post(f"/runs/{tree}/{run_id}/duplicate-seq", headers=HTMX)
@@ -43,5 +43,9 @@ def test_a_missing_seq_is_shown_as_a_gap() -> None:
     messages = [SimpleNamespace(seq=seq, role="assistant", content=str(seq)) for seq in (2, 0)]
     refused = Entry("r", "worker", "message", "refused", "taken", seq=0)
     cells = message_strip(messages, [refused])
-    assert [(c.seq, c.kind) for c in cells] == [(0, "message"), (0, "refused"), (1, "gap"),
-                                                (2, "message")]
+    assert [(c.seq, c.kind) for c in cells] == [
+        (0, "message"),
+        (0, "refused"),
+        (1, "gap"),
+        (2, "message"),
+    ]

@@ -48,8 +48,9 @@ def test_each_bench_says_it_runs_on_postgres(postgres_client: FlaskClient, tree:
 
 
 @pytest.mark.parametrize("tree", TREES)
-def test_sending_a_message_twice(postgres_client: FlaskClient, both_trees_database: str,
-                                 tree: str) -> None:
+def test_sending_a_message_twice(
+    postgres_client: FlaskClient, both_trees_database: str, tree: str
+) -> None:
     """The solution gives the same run id and keeps one row; the starter inserts two."""
     first, _ = send(postgres_client, tree, client_id="twice")
     second, page = send(postgres_client, tree, client_id="twice")
@@ -60,27 +61,31 @@ def test_sending_a_message_twice(postgres_client: FlaskClient, both_trees_databa
 
 
 @pytest.mark.parametrize("tree", TREES)
-def test_concurrent_duplicates(postgres_client: FlaskClient, both_trees_database: str,
-                               tree: str) -> None:
+def test_concurrent_duplicates(
+    postgres_client: FlaskClient, both_trees_database: str, tree: str
+) -> None:
     """Eight identical requests at once: one row on the solution, eight on the starter."""
-    page = postgres_client.post(f"/runs/{tree}/burst", data={"message": "hi", "copies": "8"},
-                                headers=HTMX).text
+    page = postgres_client.post(
+        f"/runs/{tree}/burst", data={"message": "hi", "copies": "8"}, headers=HTMX
+    ).text
     copies = 8 if LETS_IT_THROUGH[tree] else 1
     assert len(run_ids(page)) == copies
     assert run_count(both_trees_database, tree) == copies
 
 
 @pytest.mark.parametrize("tree", TREES)
-def test_forcing_done_back_to_running(postgres_client: FlaskClient, both_trees_database: str,
-                                      tree: str) -> None:
+def test_forcing_done_back_to_running(
+    postgres_client: FlaskClient, both_trees_database: str, tree: str
+) -> None:
     """The solution refuses done -> running and the row stays done; the starter moves it."""
     run_id, _ = send(postgres_client, tree)
     assert status_of(finish(postgres_client, tree, run_id), run_id) == "done"
     page = postgres_client.post(f"/runs/{tree}/{run_id}/force", headers=HTMX).text
     expected = "running" if LETS_IT_THROUGH[tree] else "done"
     assert status_of(page, run_id) == expected
-    assert rows(both_trees_database, f"SELECT status FROM {tree}.runs WHERE id = %s",
-                run_id) == [(expected,)]
+    assert rows(both_trees_database, f"SELECT status FROM {tree}.runs WHERE id = %s", run_id) == [
+        (expected,)
+    ]
     if LETS_IT_THROUGH[tree]:
         assert "WENT THROUGH" in last_outcome(page)
     else:
@@ -88,13 +93,13 @@ def test_forcing_done_back_to_running(postgres_client: FlaskClient, both_trees_d
 
 
 @pytest.mark.parametrize("tree", TREES)
-def test_appending_a_duplicate_seq(postgres_client: FlaskClient, both_trees_database: str,
-                                   tree: str) -> None:
+def test_appending_a_duplicate_seq(
+    postgres_client: FlaskClient, both_trees_database: str, tree: str
+) -> None:
     """The solution's constraint refuses a second seq 0, leaving one row; the starter has two."""
     run_id, _ = send(postgres_client, tree)
     page = postgres_client.post(f"/runs/{tree}/{run_id}/duplicate-seq", headers=HTMX).text
-    stored = rows(both_trees_database,
-                  f"SELECT seq FROM {tree}.messages WHERE run_id = %s", run_id)
+    stored = rows(both_trees_database, f"SELECT seq FROM {tree}.messages WHERE run_id = %s", run_id)
     assert stored == [(0,)] * (2 if LETS_IT_THROUGH[tree] else 1)
     if LETS_IT_THROUGH[tree]:
         assert "STORED TWICE" in last_outcome(page)
@@ -105,31 +110,38 @@ def test_appending_a_duplicate_seq(postgres_client: FlaskClient, both_trees_data
 
 @pytest.mark.parametrize("tree", TREES)
 def test_the_demo_executor_plays_a_run_to_done_in_seq_order(
-        postgres_client: FlaskClient, both_trees_database: str, tree: str) -> None:
+    postgres_client: FlaskClient, both_trees_database: str, tree: str
+) -> None:
     """With the executor on, a run reaches done and its rows read seq 0..n, user first."""
-    postgres_client.post(f"/runs/{tree}/demo", data={"switch": "on", "pace": "fast"},
-                         headers=HTMX)
+    postgres_client.post(f"/runs/{tree}/demo", data={"switch": "on", "pace": "fast"}, headers=HTMX)
     run_id, _ = send(postgres_client, tree, client_id="demo")
     detail = wait_for(postgres_client, f"/runs/{tree}/{run_id}", r'data-status="done"')
     shown = [int(s) for s in re.findall(r'data-seq="(\d+)" data-kind="message"', detail)]
-    stored = rows(both_trees_database,
-                  f"SELECT seq, role FROM {tree}.messages WHERE run_id = %s ORDER BY seq", run_id)
+    stored = rows(
+        both_trees_database,
+        f"SELECT seq, role FROM {tree}.messages WHERE run_id = %s ORDER BY seq",
+        run_id,
+    )
     assert [seq for seq, _ in stored] == shown == list(range(len(stored)))
     assert len(stored) > 2 and stored[0][1] == "user"
-    assert rows(both_trees_database, f"SELECT status FROM {tree}.runs WHERE id = %s",
-                run_id) == [("done",)]
+    assert rows(both_trees_database, f"SELECT status FROM {tree}.runs WHERE id = %s", run_id) == [
+        ("done",)
+    ]
     wait_for(postgres_client, f"/runs/{tree}", r'data-moving="no"')
 
 
 def test_a_database_gone_mid_session_is_a_notice_not_a_500(
-        postgres_client: FlaskClient, both_trees_database: str, pg_cluster: TempCluster) -> None:
+    postgres_client: FlaskClient, both_trees_database: str, pg_cluster: TempCluster
+) -> None:
     """The database disappears after a run was sent: every view answers 503 saying so."""
     run_id, _ = send(postgres_client, "solution")
     pg_cluster.drop_database(both_trees_database.rsplit("/", 1)[1])
-    answers = [postgres_client.get("/runs/solution"),
-               postgres_client.get("/runs/solution", headers=HTMX),
-               postgres_client.post(f"/runs/solution/{run_id}/force", headers=HTMX),
-               postgres_client.get(f"/runs/solution/{run_id}")]
+    answers = [
+        postgres_client.get("/runs/solution"),
+        postgres_client.get("/runs/solution", headers=HTMX),
+        postgres_client.post(f"/runs/solution/{run_id}/force", headers=HTMX),
+        postgres_client.get(f"/runs/solution/{run_id}"),
+    ]
     for answer in answers:
         assert answer.status_code == 503
         assert "store did not answer" in answer.text and "Traceback" not in answer.text

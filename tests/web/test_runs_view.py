@@ -40,8 +40,9 @@ def test_sending_the_same_message_again(client: FlaskClient, tree: str) -> None:
 @pytest.mark.parametrize("tree", TREES)
 def test_concurrent_duplicates(client: FlaskClient, tree: str) -> None:
     """Eight identical requests at once: one run on the solution, eight on the starter."""
-    page = client.post(f"/runs/{tree}/burst", data={"message": "hi", "copies": "8"},
-                       headers=HTMX).text
+    page = client.post(
+        f"/runs/{tree}/burst", data={"message": "hi", "copies": "8"}, headers=HTMX
+    ).text
     assert len(run_ids(page)) == (8 if LETS_IT_THROUGH[tree] else 1)
 
 
@@ -83,12 +84,18 @@ def test_moves_are_counted_on_the_graph_edges(client: FlaskClient) -> None:
     assert re.search(r'data-state="done">.*?2 runs', page, re.S)
 
 
-@pytest.mark.parametrize(("field", "value", "complaint"), [
-    ("copies", "abc", "whole number"), ("copies", "1", "between 2 and 32"),
-    ("copies", "99", "between 2 and 32"), ("message", "", "message is required"),
-])
-def test_bad_burst_input_is_a_visible_error(client: FlaskClient, field: str, value: str,
-                                            complaint: str) -> None:
+@pytest.mark.parametrize(
+    ("field", "value", "complaint"),
+    [
+        ("copies", "abc", "whole number"),
+        ("copies", "1", "between 2 and 32"),
+        ("copies", "99", "between 2 and 32"),
+        ("message", "", "message is required"),
+    ],
+)
+def test_bad_burst_input_is_a_visible_error(
+    client: FlaskClient, field: str, value: str, complaint: str
+) -> None:
     """A wrong field is named in a 400 the page shows, and nothing is sent."""
     data = {"message": "hi", "copies": "4", field: value}
     answer = client.post("/runs/solution/burst", data=data, headers=HTMX)
@@ -97,12 +104,10 @@ def test_bad_burst_input_is_a_visible_error(client: FlaskClient, field: str, val
     assert run_ids(answer.text) == []
 
 
-def test_a_move_the_state_does_not_offer_is_refused_with_the_choices(
-        client: FlaskClient) -> None:
+def test_a_move_the_state_does_not_offer_is_refused_with_the_choices(client: FlaskClient) -> None:
     """pending -> done is not a button; posting it anyway names the allowed moves."""
     run_id, _ = send(client, "solution")
-    answer = client.post(f"/runs/solution/{run_id}/advance", data={"target": "done"},
-                         headers=HTMX)
+    answer = client.post(f"/runs/solution/{run_id}/advance", data={"target": "done"}, headers=HTMX)
     assert answer.status_code == 400
     assert "cancelled, failed, running" in form_error(answer.text)
     assert status_of(answer.text, run_id) == "pending"
@@ -122,8 +127,7 @@ def test_buttons_on_an_unknown_run_are_a_visible_error(client: FlaskClient) -> N
 
 
 @pytest.mark.parametrize("tree", TREES)
-def test_the_demo_executor_plays_a_run_to_done_in_seq_order(client: FlaskClient,
-                                                             tree: str) -> None:
+def test_the_demo_executor_plays_a_run_to_done_in_seq_order(client: FlaskClient, tree: str) -> None:
     """With the executor on, a new run reaches done with messages seq 0..n and polling stops."""
     client.post(f"/runs/{tree}/demo", data={"switch": "on", "pace": "fast"}, headers=HTMX)
     run_id, page = send(client, tree, client_id="demo")

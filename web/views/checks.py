@@ -17,8 +17,11 @@ def checks_context(tree: str, store: str, error: str = "") -> dict[str, Any]:
     """What the page and the results fragment show for one tree and store."""
     the_lab = lab()
     return {
-        "trees": list(the_lab.trees), "stores": the_lab.stores,
-        "tree": tree, "store": store, "error": error,
+        "trees": list(the_lab.trees),
+        "stores": the_lab.stores,
+        "tree": tree,
+        "store": store,
+        "error": error,
         "run": the_lab.check_runs.get((tree, store)),
         "postgres_configured": the_lab.database_url is not None,
         "timeout": the_lab.check_timeout,
@@ -43,8 +46,12 @@ def _chosen(source: Any) -> tuple[str, str, str]:
 def page() -> Response:
     """The checks page, with the last results for the chosen tree and store."""
     tree, store, error = _chosen(request.args)
-    return render_view("checks.html", "partials/check_results.html",
-                       checks_context(tree, store, error), 400 if error else 200)
+    return render_view(
+        "checks.html",
+        "partials/check_results.html",
+        checks_context(tree, store, error),
+        400 if error else 200,
+    )
 
 
 @bp.post("/run")
@@ -53,9 +60,14 @@ def run() -> Response:
     the_lab = lab()
     tree, store, error = _chosen(request.form)
     if error:
-        return render_view("checks.html", "partials/check_results.html",
-                           checks_context(tree, store, error), 400)
+        return render_view(
+            "checks.html", "partials/check_results.html", checks_context(tree, store, error), 400
+        )
     the_lab.check_runs[(tree, store)] = run_in_subprocess(
-        tree, the_lab.tree_spec(tree), store, database_url=the_lab.database_url,
-        timeout=the_lab.check_timeout)
+        tree,
+        the_lab.tree_spec(tree),
+        store,
+        database_url=the_lab.database_url,
+        timeout=the_lab.check_timeout,
+    )
     return render_view("checks.html", "partials/check_results.html", checks_context(tree, store))

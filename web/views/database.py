@@ -58,8 +58,14 @@ class TreeCatalog:
 
     def serves(self, entry: CatalogEntry) -> int | None:
         """The check whose required uniqueness this entry provides, if any."""
-        return next((need.check for need in self.requirements
-                     if need.met_by == entry.name and need.table == entry.table), None)
+        return next(
+            (
+                need.check
+                for need in self.requirements
+                if need.met_by == entry.name and need.table == entry.table
+            ),
+            None,
+        )
 
 
 def _schema_of(spec: str) -> str:
@@ -84,8 +90,15 @@ def read_tree(database_url: str, tree: str, spec: str) -> TreeCatalog:
     schema = _schema_of(spec)
     entries = constraints_report(database_url, schema)
     latest, latest_error = _latest_file(tree)
-    return TreeCatalog(tree, schema, entries, required_constraints(entries),
-                       migration_head(database_url, schema), latest, latest_error)
+    return TreeCatalog(
+        tree,
+        schema,
+        entries,
+        required_constraints(entries),
+        migration_head(database_url, schema),
+        latest,
+        latest_error,
+    )
 
 
 def database_context() -> dict[str, Any]:
@@ -94,8 +107,9 @@ def database_context() -> dict[str, Any]:
     if not the_lab.database_url:
         return {"configured": False, "catalogs": [], "error": ""}
     try:
-        catalogs = [read_tree(the_lab.database_url, tree, spec)
-                    for tree, spec in the_lab.trees.items()]
+        catalogs = [
+            read_tree(the_lab.database_url, tree, spec) for tree, spec in the_lab.trees.items()
+        ]
     except CatalogError as error:  # database down or URL wrong: a notice, not a traceback
         return {"configured": True, "catalogs": [], "error": str(error)}
     return {"configured": True, "catalogs": catalogs, "error": ""}

@@ -24,10 +24,13 @@ def diff_context() -> dict[str, Any]:
 
         by_check = tree_diff(tree_root(trees["starter"]), tree_root(trees["solution"]))
     except Exception as error:  # a tree mid-edit may not parse; say so instead of failing
-        return {"groups": [], "error": f"the diff could not be made: {type(error).__name__}: "
-                f"{error}"}
-    groups = [(number, TITLES.get(number, f"check {number}"), hunks)
-              for number, hunks in by_check.items()]
+        return {
+            "groups": [],
+            "error": f"the diff could not be made: {type(error).__name__}: {error}",
+        }
+    groups = [
+        (number, TITLES.get(number, f"check {number}"), hunks) for number, hunks in by_check.items()
+    ]
     return {"groups": groups, "error": ""}
 
 

@@ -28,19 +28,29 @@ DEFAULT_REQUESTS, MIN_REQUESTS, MAX_REQUESTS = 32, 2, 64
 DEFAULT_DELAY_MS, MAX_DELAY_MS = 20, 1000
 
 
-def race_context(requests: int = DEFAULT_REQUESTS, delay_ms: int = DEFAULT_DELAY_MS, *,
-                 outcome: RaceOutcome | None = None, seconds: float = 0.0,
-                 form_error: str = "", database_error: str = "") -> dict[str, Any]:
+def race_context(
+    requests: int = DEFAULT_REQUESTS,
+    delay_ms: int = DEFAULT_DELAY_MS,
+    *,
+    outcome: RaceOutcome | None = None,
+    seconds: float = 0.0,
+    form_error: str = "",
+    database_error: str = "",
+) -> dict[str, Any]:
     """What the page and the result fragment show: the form's values and the last outcome."""
     paths: list[PathOutcome] = []
     if outcome is not None:
         paths = [path for path in (outcome.naive, outcome.guarded) if path is not None]
     return {
         "configured": lab().database_url is not None,
-        "requests": requests, "delay_ms": delay_ms,
+        "requests": requests,
+        "delay_ms": delay_ms,
         "limits": {"requests": (MIN_REQUESTS, MAX_REQUESTS), "delay_ms": (0, MAX_DELAY_MS)},
-        "outcome": outcome, "paths": paths, "milliseconds": seconds * 1000,
-        "form_error": form_error, "database_error": database_error,
+        "outcome": outcome,
+        "paths": paths,
+        "milliseconds": seconds * 1000,
+        "form_error": form_error,
+        "database_error": database_error,
     }
 
 
@@ -73,5 +83,6 @@ def race() -> Response:
     except (ValueError, psycopg2.Error) as error:  # down, wrong URL, out of connections
         reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
         return render_race(race_context(requests, delay_ms, database_error=reason), 503)
-    return render_race(race_context(requests, delay_ms, outcome=outcome,
-                                    seconds=time.perf_counter() - started))
+    return render_race(
+        race_context(requests, delay_ms, outcome=outcome, seconds=time.perf_counter() - started)
+    )

@@ -31,27 +31,36 @@ def act(tree: str, action: Callable[[Bench], object]) -> Response:
 @bp.post("/send")
 def send(tree: str) -> Response:
     """POST /chat through the tree's gateway."""
-    return act(tree, lambda bench: bench.send(
-        forms.text("message"), forms.text("client_message_id", required=False, limit=100),
-        forms.flag("fail")))
+    return act(
+        tree,
+        lambda bench: bench.send(
+            forms.text("message"),
+            forms.text("client_message_id", required=False, limit=100),
+            forms.flag("fail"),
+        ),
+    )
 
 
 @bp.post("/burst")
 def burst(tree: str) -> Response:
     """Fire N identical requests at once."""
-    return act(tree, lambda bench: bench.burst(
-        forms.text("message"), forms.number("copies", 2, MAX_COPIES)))
+    return act(
+        tree,
+        lambda bench: bench.burst(forms.text("message"), forms.number("copies", 2, MAX_COPIES)),
+    )
 
 
 @bp.post("/demo")
 def demo(tree: str) -> Response:
     """Switch the demo executor on (at a pace) or off."""
+
     def switch(bench: Bench) -> None:
         if forms.choice("switch", ["on", "off"]) == "on":
             factor = PACES[forms.choice("pace", list(PACES))]
             bench.executor.start(factor * lab().demo_pace)
         else:
             bench.executor.stop()
+
     return act(tree, switch)
 
 

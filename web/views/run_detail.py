@@ -27,8 +27,12 @@ def run_context(tree: str, run_id: str) -> dict[str, Any]:
     entries = bench.journal.entries(run_id)
     status = str(run.status)
     return {
-        "tree": tree, "trees": list(lab().trees), "bench": bench, "run": run,
-        "status": status, "entries": entries,
+        "tree": tree,
+        "trees": list(lab().trees),
+        "bench": bench,
+        "run": run,
+        "status": status,
+        "entries": entries,
         "strip": message_strip(messages, entries),
         "moving": status in MOVING and bench.executor.active,
     }

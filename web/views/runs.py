@@ -26,9 +26,15 @@ def runs_context(tree: str, error: str = "") -> dict[str, Any]:
         rows, error = [], bench.down(down)
     graph = draw_graph(LESSON_ALLOWED, bench.state_counts(rows), bench.journal.edge_counts())
     return {
-        "tree": tree, "trees": list(the_lab.trees), "bench": bench, "rows": rows,
-        "graph": graph, "moving": bench.moving(rows), "journal": bench.journal.recent(),
-        "error": error, "executor": bench.executor,
+        "tree": tree,
+        "trees": list(the_lab.trees),
+        "bench": bench,
+        "rows": rows,
+        "graph": graph,
+        "moving": bench.moving(rows),
+        "journal": bench.journal.recent(),
+        "error": error,
+        "executor": bench.executor,
         "paces": {name: round(factor * the_lab.demo_pace, 3) for name, factor in PACES.items()},
     }
 
@@ -42,8 +48,9 @@ def render_runs(tree: str, error: str = "", status: int = 400) -> Response:
     context = runs_context(tree, error)
     if context["error"] and not error:  # the store went down while reading the rows
         status = 503
-    return render_view("runs.html", "partials/runs_live.html", context,
-                       status if context["error"] else 200)
+    return render_view(
+        "runs.html", "partials/runs_live.html", context, status if context["error"] else 200
+    )
 
 
 @bp.get("")
