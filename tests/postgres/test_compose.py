@@ -103,7 +103,7 @@ def test_the_commands_name_modules_that_exist(compose: dict[str, Any]) -> None:
 def test_the_readme_and_env_example_point_at_the_published_port() -> None:
     """README's compose steps and .env.example use the URL compose publishes on localhost."""
     readme = (REPO_ROOT / "README.md").read_text()
-    section = readme.split("<!-- section: postgres -->")[1].split("<!-- end: postgres -->")[0]
+    section = readme.split("## On Postgres")[1].split("\n## ")[0]
     host_url = "postgresql://koda:koda@localhost:5508/koda"
     assert "docker compose up -d" in section and host_url in section
     assert f"DATABASE_URL={host_url}" in (REPO_ROOT / ".env.example").read_text().splitlines()
