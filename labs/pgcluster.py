@@ -116,13 +116,13 @@ class TempCluster:
 
     def create_database(self, name: str) -> str:
         """Create an empty database and return its URL."""
-        with _autocommit(self.url()) as cursor:
+        with Autocommit(self.url()) as cursor:
             cursor.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
     def drop_database(self, name: str) -> None:
         """Drop a database, disconnecting whoever is still in it."""
-        with _autocommit(self.url()) as cursor:
+        with Autocommit(self.url()) as cursor:
             cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     def destroy(self) -> None:
@@ -132,7 +132,9 @@ class TempCluster:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-class _autocommit:
+class Autocommit:
+    """A short-lived autocommit cursor: `with Autocommit(url) as cursor: ...`."""
+
     def __init__(self, url: str) -> None:
         self.connection = psycopg2.connect(url)
         self.connection.autocommit = True

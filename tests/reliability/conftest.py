@@ -5,12 +5,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 
-import psycopg2
 import pytest
 
 from labs.bench.server import GatewayServer
+from labs.pgcluster import Autocommit, TempCluster
 from labs.scratchdb import migrate
-from tests.support.pgcluster import TempCluster
 
 GATEWAY = "solution.gateway.wsgi:app"
 
@@ -49,17 +48,3 @@ def scalar(database_url: str, query: str, *params: object) -> int:
         cursor.execute(query, params)
         row = cursor.fetchone()
     return int(row[0]) if row else 0
-
-
-class Autocommit:
-    """A short-lived autocommit cursor: `with Autocommit(url) as cursor: ...`."""
-
-    def __init__(self, url: str) -> None:
-        self.connection = psycopg2.connect(url)
-        self.connection.autocommit = True
-
-    def __enter__(self) -> psycopg2.extensions.cursor:
-        return self.connection.cursor()
-
-    def __exit__(self, *exc: object) -> None:
-        self.connection.close()
