@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .checks import CheckContext, CheckFailed, expect
+from .hints import Hint
 
 THREADS = 16
 
@@ -82,8 +83,38 @@ def reused_client_message_id(ctx: CheckContext) -> None:
         second.status_code == 409,
         "409 for a reused clientMessageId with another message",
         f"{second.status_code} {second.get_data(as_text=True).strip()}",
-        ctx.hint("shared/keys.py", 3),
+        key_or_store_hint(ctx, session_id, "reused", "one"),
     )
+
+
+def retry_without_client_id(ctx: CheckContext) -> None:
+    """Without a clientMessageId, the same text twice within the time bucket is one run."""
+    session_id = ctx.new_session()
+    body = {"sessionId": session_id, "message": "no id this time"}
+    keys = ctx.tree.module("shared.keys")
+    for _attempt in range(2):  # a second try only if a bucket boundary fell in between
+        before = keys.idempotency_key_for(session_id, None, body["message"])
+        first = (ctx.client.post("/chat", body).get_json(silent=True) or {}).get("runId")
+        second = (ctx.client.post("/chat", body).get_json(silent=True) or {}).get("runId")
+        if keys.idempotency_key_for(session_id, None, body["message"]) == before:
+            break
+    expect(
+        first is not None and first == second,
+        "the same runId for the same text sent twice without a clientMessageId",
+        f"{first} then {second}",
+        key_or_store_hint(ctx, session_id, None, body["message"]),
+    )
+
+
+def key_or_store_hint(
+    ctx: CheckContext, session_id: str, client_message_id: str | None, message: str
+) -> Hint:
+    """Point at the key when it is not stable, else at the unique check that must use it."""
+    keys = ctx.tree.module("shared.keys")
+    stable = keys.idempotency_key_for(session_id, client_message_id, message) == (
+        keys.idempotency_key_for(session_id, client_message_id, message)
+    )
+    return ctx.hint("shared/keys.py", 3) if not stable else ctx.schema_or("infra/memory.py", 3)
 
 
 EXTRA_CHECKS = [
@@ -98,6 +129,12 @@ EXTRA_CHECKS = [
         "two concurrent claims of one pending run: one wins",
         concurrent_claims,
         "infra/memory.py",
+    ),
+    ExtraCheck(
+        "retry-without-client-id",
+        "the same text twice without a clientMessageId gives one run",
+        retry_without_client_id,
+        "shared/keys.py",
     ),
     ExtraCheck(
         "reused-client-id",

@@ -16,14 +16,18 @@ def main() -> int:
         from labs.selftest import selftest
 
         return selftest(__package__ or "")
+    port = os.environ.get("PORT", "3000")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        print(f"error: PORT must be a number from 1 to 65535, not {port!r}", file=sys.stderr)
+        return 2
     try:
         store = make_store()
     except StoreConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    # Flask's own server, for the lab; production runs gateway/wsgi.py under gunicorn.
     app = create_app(store)
-    host = os.environ.get("HOST", "127.0.0.1")
-    app.run(host=host, port=int(os.environ.get("PORT", "3000")), threaded=True)
+    app.run(host=os.environ.get("HOST", "127.0.0.1"), port=int(port), threaded=True)
     return 0
 
 

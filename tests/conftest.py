@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import uuid
 from collections.abc import Iterator
 
@@ -63,3 +64,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "pg_cluster" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.postgres)
+
+
+def pytest_report_header() -> str | None:
+    """Say up front when starter/ holds a learner's work: tests describe the shipped starter."""
+    try:
+        changed = subprocess.run(
+            ["git", "status", "--porcelain", "--", "starter", "migrations/versions/starter"],
+            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return None  # no git: nothing to compare with
+    if not changed:
+        return None
+    return (
+        "note: starter/ differs from the last commit (your lab work?); the tests that "
+        "describe the untouched starter will fail: run them on a fresh clone"
+    )

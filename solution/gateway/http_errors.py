@@ -7,11 +7,13 @@ from werkzeug.exceptions import HTTPException
 
 from ..shared.errors import (
     IdempotencyConflictError,
+    InvalidRequestError,
+    InvalidValueError,
     RunNotFoundError,
     SessionNotFoundError,
     StoreUnavailableError,
+    UnsupportedMediaTypeError,
 )
-from .requests import BadRequestError
 
 
 def error_response(status: int, code: str, message: str, **facts: str) -> Response:
@@ -24,10 +26,18 @@ def error_response(status: int, code: str, message: str, **facts: str) -> Respon
 def register_error_handlers(app: Flask) -> None:
     """Map each typed error to its status; anything else is a JSON 500, never a page."""
 
-    @app.errorhandler(BadRequestError)
-    def bad_request(error: BadRequestError) -> Response:
+    @app.errorhandler(InvalidRequestError)
+    def invalid_request(error: InvalidRequestError) -> Response:
         facts = {"field": error.field} if error.field else {}
-        return error_response(error.status, error.code, error.message, **facts)
+        return error_response(400, error.code, str(error), **facts)
+
+    @app.errorhandler(UnsupportedMediaTypeError)
+    def unsupported_media_type(error: UnsupportedMediaTypeError) -> Response:
+        return error_response(415, "unsupported_media_type", str(error))
+
+    @app.errorhandler(InvalidValueError)
+    def invalid_value(error: InvalidValueError) -> Response:
+        return error_response(400, "invalid_value", str(error))
 
     @app.errorhandler(SessionNotFoundError)
     def session_not_found(error: SessionNotFoundError) -> Response:

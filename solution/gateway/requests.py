@@ -6,20 +6,11 @@ from dataclasses import dataclass
 
 from flask import Request
 
+from ..shared.errors import InvalidRequestError, UnsupportedMediaTypeError
+
 # Bodies above this many bytes are refused with 413 before they are parsed.
 MAX_BODY_BYTES = 64 * 1024
 MAX_ID_CHARS = 128
-
-
-class BadRequestError(Exception):
-    """The request cannot be accepted as sent; carries the HTTP status and the field."""
-
-    def __init__(self, status: int, code: str, message: str, field: str | None = None):
-        self.status = status
-        self.code = code
-        self.message = message
-        self.field = field
-        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -40,14 +31,14 @@ class NewSessionRequest:
 
 
 def json_object(request: Request) -> dict[str, object]:
-    """Return the body as a JSON object, or raise BadRequestError (415 or 400)."""
+    """Return the body as a JSON object, or raise the error that says why it is not one."""
     if not request.is_json:
-        raise BadRequestError(415, "unsupported_media_type", "send the body as application/json")
+        raise UnsupportedMediaTypeError("send the body as application/json")
     body: object = request.get_json(silent=True)
     if body is None:
-        raise BadRequestError(400, "malformed_json", "the body is not valid JSON")
+        raise InvalidRequestError("malformed_json", "the body is not valid JSON")
     if not isinstance(body, dict):
-        raise BadRequestError(400, "malformed_json", "the body must be a JSON object")
+        raise InvalidRequestError("malformed_json", "the body must be a JSON object")
     return {str(key): value for key, value in body.items()}
 
 
@@ -57,25 +48,30 @@ def optional_text(body: dict[str, object], name: str, max_chars: int) -> str | N
     if value is None:
         return None
     if not isinstance(value, str):
-        raise BadRequestError(400, "invalid_field", f"{name} must be a string", name)
+        raise InvalidRequestError("invalid_field", f"{name} must be a string", name)
     if not value.strip():
-        raise BadRequestError(400, "invalid_field", f"{name} must not be blank", name)
+        raise InvalidRequestError("invalid_field", f"{name} must not be blank", name)
+    return storable_text(value, name, max_chars)
+
+
+def storable_text(value: str, name: str, max_chars: int) -> str:
+    """Return value if Postgres can store it as text of at most max_chars characters."""
     if len(value) > max_chars:
-        raise BadRequestError(
-            400, "invalid_field", f"{name} is longer than {max_chars} characters", name
+        raise InvalidRequestError(
+            "invalid_field", f"{name} is longer than {max_chars} characters", name
         )
     if "\x00" in value or not _is_encodable(value):
-        raise BadRequestError(
-            400, "invalid_field", f"{name} must be valid text without NUL characters", name
+        raise InvalidRequestError(
+            "invalid_field", f"{name} must be valid text without NUL characters", name
         )
     return value
 
 
 def required_text(body: dict[str, object], name: str, max_chars: int) -> str:
-    """Return body[name] as non-blank text, or raise BadRequestError naming it."""
+    """Return body[name] as non-blank text, or raise InvalidRequestError naming it."""
     value = optional_text(body, name, max_chars)
     if value is None:
-        raise BadRequestError(400, "missing_field", f"{name} is required", name)
+        raise InvalidRequestError("missing_field", f"{name} is required", name)
     return value
 
 

@@ -16,13 +16,19 @@ def idempotency_key_for(
     *,
     now: float | None = None,
 ) -> str:
-    """Derive the run's idempotency key from what the client sent."""
-    # SOLUTION(check 3): derive the key from the request's content, never from chance or the clock.
+    """Derive the run's idempotency key from what the client sent.
+
+    Never from chance: a random key differs on every retry, which is the same
+    as having no key at all.
+    """
+    # SOLUTION(check 3): hash session + clientMessageId, or else session + time bucket + message.
+    # The tags keep the two forms apart, and the free text comes last, so no
+    # choice of text can make one request's material equal another's.
     if client_message_id is not None:
-        material = f"{session_id}\x1f{client_message_id}"
+        material = f"client\x1f{session_id}\x1f{client_message_id}"
     else:
         moment = time.time() if now is None else now
         bucket = int(moment // TIME_BUCKET_SECONDS)
-        material = f"{session_id}\x1f{message}\x1f{bucket}"
+        material = f"text\x1f{session_id}\x1f{bucket}\x1f{message}"
     # END(check 3)
     return hashlib.sha256(material.encode()).hexdigest()

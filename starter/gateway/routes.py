@@ -8,7 +8,7 @@ from ..infra.store import Store
 from ..shared.errors import IdempotencyConflictError, StoreUnavailableError
 from ..shared.keys import idempotency_key_for
 from ..shared.schema import Run
-from .requests import parse_chat, parse_new_session
+from .requests import MAX_ID_CHARS, parse_chat, parse_new_session, storable_text
 
 
 def run_json(run: Run) -> dict[str, object]:
@@ -56,7 +56,7 @@ def intake_blueprint(store: Store) -> Blueprint:
     @bp.get("/runs/<run_id>")
     def get_run(run_id: str) -> Response:
         """Report a run's status."""
-        return jsonify(run_json(store.get_run(run_id)))
+        return jsonify(run_json(store.get_run(storable_text(run_id, "runId", MAX_ID_CHARS))))
 
     return bp
 

@@ -3,7 +3,8 @@
 SqlStore runs each operation inside one try; whatever SQLAlchemy or
 psycopg2 raise is turned into a typed error here, so no driver exception
 leaves infra/. A refused write (a duplicate seq, a missing session) becomes
-the error the operation names; anything else means the store cannot serve.
+the error the operation names, a value Postgres cannot hold becomes
+InvalidValueError, and anything else means the store cannot serve.
 """
 
 from __future__ import annotations
@@ -11,10 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
-from ..shared.errors import LabError, StoreConfigError, StoreUnavailableError
+from ..shared.errors import (
+    DuplicateMessageError,
+    InvalidValueError,
+    LabError,
+    MissingConstraintError,
+    RunNotFoundError,
+    SessionNotFoundError,
+    StoreConfigError,
+    StoreUnavailableError,
+)
+from ..shared.schema import Message
 
 TABLES = ("sessions", "runs", "messages")
 
@@ -23,13 +34,10 @@ FOREIGN_KEY_VIOLATION = "23503"
 UNIQUE_VIOLATION = "23505"
 NO_ARBITER = "42P10"  # ON CONFLICT names columns that no unique constraint covers
 MISSING_TABLE = ("42P01", "3F000")  # undefined table, undefined schema
+DATA_EXCEPTION = "22"  # the class of "this value does not fit": out of range, bad text
 
 # Maps a refused write's SQLSTATE to the operation's own error, or None for "not mine".
 Refusal = Callable[[str | None], LabError | None]
-
-
-class NoArbiterError(Exception):
-    """Postgres refused ON CONFLICT (idempotency_key): no unique constraint covers the key."""
 
 
 def refuse_nothing(_: str | None) -> LabError | None:
@@ -54,13 +62,39 @@ def where(url: str) -> str:
     return f"{parsed.host or 'localhost'}:{parsed.port or 5432}/{parsed.database or ''}"
 
 
-def translated(error: SQLAlchemyError, refuse: Refusal, schema: str, address: str) -> Exception:
+def refuse_run(session_id: str) -> Refusal:
+    """A run's foreign key names its session."""
+
+    def refuse(code: str | None) -> LabError | None:
+        return SessionNotFoundError(session_id) if code == FOREIGN_KEY_VIOLATION else None
+
+    return refuse
+
+
+def refuse_message(message: Message, session_exists: Callable[[str], bool]) -> Refusal:
+    """A message's unique (run_id, seq) and its two foreign keys, told apart."""
+
+    def refuse(code: str | None) -> LabError | None:
+        if code == UNIQUE_VIOLATION and message.run_id is not None:
+            return DuplicateMessageError(message.run_id, message.seq)
+        if code == FOREIGN_KEY_VIOLATION:
+            if message.run_id is None or not session_exists(message.session_id):
+                return SessionNotFoundError(message.session_id)
+            return RunNotFoundError(message.run_id)
+        return None
+
+    return refuse
+
+
+def translated(error: Exception, refuse: Refusal, schema: str, address: str) -> Exception:
     """The exception SqlStore raises instead of error."""
+    if isinstance(error, ValueError):
+        return InvalidValueError(f"the database cannot store this value: {error}")
     if isinstance(error, PoolTimeoutError):
         return StoreUnavailableError("every database connection is busy: try again shortly")
     code = getattr(error.orig, "pgcode", None) if isinstance(error, DBAPIError) else None
     if code == NO_ARBITER:
-        return NoArbiterError()
+        return MissingConstraintError("runs.idempotency_key has no unique constraint")
     refusal = refuse(code)
     if refusal is not None:
         return refusal
@@ -68,6 +102,8 @@ def translated(error: SQLAlchemyError, refuse: Refusal, schema: str, address: st
         return StoreUnavailableError(missing_tables(schema, list(TABLES)))
     detail = str(getattr(error, "orig", None) or error).strip().splitlines()
     reason = detail[0] if detail else type(error).__name__
+    if code is not None and code.startswith(DATA_EXCEPTION):
+        return InvalidValueError(f"the database cannot store this value: {reason}")
     if isinstance(error, OperationalError) or getattr(error, "connection_invalidated", False):
         return StoreUnavailableError(f"cannot reach the database at {address}: {reason}")
     return StoreUnavailableError(f"the database refused the operation: {reason}")
@@ -78,8 +114,8 @@ def missing_tables(schema: str, missing: list[str]) -> str:
     command = f"alembic -x tree={schema} upgrade head"
     if len(missing) == len(TABLES):
         return (
-            f'the {schema} tree\'s schema "{schema}" is missing from this database: '
-            f"create it with `{command}`"
+            f'the {schema} tree has no tables in schema "{schema}" of this database: '
+            f"create them with `{command}`"
         )
     return (
         f'the {schema} tree\'s schema "{schema}" has no {" or ".join(missing)} table: '

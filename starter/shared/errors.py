@@ -15,6 +15,27 @@ class StoreConfigError(LabError):
     """No store could be chosen from the environment."""
 
 
+class InvalidRequestError(LabError):
+    """The request cannot be accepted as sent; names the field at fault, if one is."""
+
+    def __init__(self, code: str, message: str, field: str | None = None) -> None:
+        self.code = code
+        self.field = field
+        super().__init__(message)
+
+
+class UnsupportedMediaTypeError(LabError):
+    """The body was not sent as JSON."""
+
+
+class InvalidValueError(LabError):
+    """The database cannot store a value as given (a NUL in text, a number out of range)."""
+
+
+class MissingConstraintError(LabError):
+    """Postgres refused ON CONFLICT (idempotency_key): no unique constraint covers the key."""
+
+
 class StoreUnavailableError(LabError):
     """The store cannot serve right now (database down, schema missing)."""
 

@@ -16,8 +16,12 @@ def idempotency_key_for(
     *,
     now: float | None = None,
 ) -> str:
-    """Derive the run's idempotency key from what the client sent."""
-    # TODO(check 3): derive the key from the request's content, never from chance or the clock.
+    """Derive the run's idempotency key from what the client sent.
+
+    Never from chance: a random key differs on every retry, which is the same
+    as having no key at all.
+    """
+    # TODO(check 3): hash session + clientMessageId, or else session + time bucket + message.
     # As shipped, the key hashes the clock, so a retry never matches the first try.
     material = f"{session_id}\x1f{time.time_ns()}"
     # END(check 3)

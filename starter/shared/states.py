@@ -30,8 +30,11 @@ ALLOWED: Mapping[RunStatus, frozenset[RunStatus]] = {
 
 
 def can_transition(current: RunStatus, target: RunStatus) -> bool:
-    """Say whether the allowlist has an edge from current to target."""
-    return target in ALLOWED[current]
+    """Say whether the allowlist has an edge from current to target.
+
+    A status the allowlist leaves out has no way out: anything not listed is refused.
+    """
+    return target in ALLOWED.get(current, frozenset())
 
 
 def ensure_transition(run_id: str, current: RunStatus, target: RunStatus) -> None:

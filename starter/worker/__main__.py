@@ -6,11 +6,13 @@ Read-only on day 8: it shows what a worker would pick up, and takes nothing.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
 from ..infra import make_store
-from ..shared.errors import StoreConfigError
+from ..shared.errors import StoreConfigError, StoreUnavailableError
+from ..shared.schema import Run
 from .queries import pending_runs
 
 
@@ -25,14 +27,27 @@ def main(argv: list[str] | None = None) -> int:
     except StoreConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if os.environ.get("MOCK") == "1":
+        # Its own process, so its own empty MemoryStore: the gateway's runs are elsewhere.
+        print("MOCK=1: this worker sees only its own in-memory store (see MOCK.md)", flush=True)
     while True:
-        runs = pending_runs(store)
-        print(f"{len(runs)} pending run(s)", flush=True)
-        for run in runs:
-            print(f"  {run.id}  session {run.session_id}  {run.input[:60]!r}", flush=True)
+        try:
+            report(pending_runs(store))
+        except StoreUnavailableError as error:
+            # A worker outlives a database restart: say so, and poll again.
+            print(f"store unavailable: {error}", file=sys.stderr, flush=True)
+            if args.once:
+                return 1
         if args.once:
             return 0
         time.sleep(args.interval)
+
+
+def report(runs: list[Run]) -> None:
+    """Print how many runs wait, and one line for each."""
+    print(f"{len(runs)} pending run(s)", flush=True)
+    for run in runs:
+        print(f"  {run.id}  session {run.session_id}  {run.input[:60]!r}", flush=True)
 
 
 if __name__ == "__main__":

@@ -67,10 +67,12 @@ def test_a_missing_blank_or_mistyped_field_gets_400_naming_it(
         ("sessionId=S&message=hi", "application/x-www-form-urlencoded", 415),
         ('{"sessionId": "S", "message": "hi"}', "text/plain", 415),
         ("\xff\xfe garbage", "application/json", 400),
+        (b"\xff\xfe not utf-8", "application/json", 400),
+        (b'{"sessionId": "S", "message": "caf\xe9"}', "application/json", 400),
     ],
 )
 def test_a_body_that_is_not_a_json_object_is_refused(
-    gateway: Gateway, data: str, content_type: str, status: int
+    gateway: Gateway, data: str | bytes, content_type: str, status: int
 ) -> None:
     """Non-JSON bodies get 400, other content types 415, both as JSON errors."""
     answer = gateway.client.post("/chat", data=data, content_type=content_type)
@@ -147,6 +149,16 @@ def test_a_bad_new_session_body_gets_400_naming_the_field(
     assert answer.status_code == 400
     assert answer.get_json()["field"] == field
     assert gateway.store._sessions == {}
+
+
+@pytest.mark.parametrize("run_id", ["%00", "a%00b", "r" * 129])
+def test_a_run_id_the_database_could_not_hold_is_400_naming_it(
+    gateway: Gateway, run_id: str
+) -> None:
+    """A NUL or an over-long id in the URL is refused before any store sees it."""
+    answer = gateway.client.get(f"/runs/{run_id}")
+    assert answer.status_code == 400
+    assert answer.get_json()["field"] == "runId"
 
 
 def test_a_run_can_be_read_back_and_an_unknown_one_is_404(gateway: Gateway) -> None:

@@ -15,7 +15,7 @@ def test_the_same_request_gives_the_same_key() -> None:
 def test_the_key_is_a_sha256_hex_digest() -> None:
     """Keys are 64 hex characters, whatever the input's length."""
     key = idempotency_key_for("s1", "c1", "x" * 10_000)
-    assert len(key) == 64 and int(key, 16) >= 0
+    assert len(key) == 64 and set(key) <= set("0123456789abcdef")
 
 
 def test_a_client_message_id_is_scoped_to_its_session() -> None:
@@ -47,6 +47,14 @@ def test_without_a_client_message_id_different_text_gives_different_keys() -> No
     assert idempotency_key_for("s1", None, "a", now=NOON) != idempotency_key_for(
         "s1", None, "b", now=NOON
     )
+
+
+def test_a_client_message_id_cannot_pose_as_a_message_without_one() -> None:
+    """The two forms are tagged apart: no clientMessageId can reproduce a text request's key."""
+    bucket = int(NOON // TIME_BUCKET_SECONDS)
+    by_text = idempotency_key_for("s1", None, "hello", now=NOON)
+    for posing in (f"{bucket}\x1fhello", f"hello\x1f{bucket}", "hello"):
+        assert idempotency_key_for("s1", posing, "hello", now=NOON) != by_text
 
 
 def test_the_starter_as_shipped_changes_the_key_on_every_call() -> None:

@@ -92,12 +92,28 @@ def test_every_lab_service_builds_from_the_dockerfile_and_reaches_postgres(
 
 
 def test_the_commands_name_modules_that_exist(compose: dict[str, Any]) -> None:
-    """gateway, worker and dashboard run `python -m` on packages this repository has."""
+    """worker and dashboard run `python -m` on packages here; gunicorn serves the gateway's app."""
     services = compose["services"]
     assert services["dashboard"]["command"] == ["python", "-m", "web", "--host", "0.0.0.0"]
-    for service in APP_SERVICES:
+    for service in ("worker", "dashboard"):
         module = with_defaults(services[service]["command"][2])
         assert (REPO_ROOT / module.replace(".", "/") / "__main__.py").is_file(), module
+    gateway = [with_defaults(word) for word in services["gateway"]["command"]]
+    assert gateway[0] == "gunicorn" and "0.0.0.0:3000" in gateway
+    module, _, attribute = gateway[-1].partition(":")
+    assert (REPO_ROOT / module.replace(".", "/")).with_suffix(".py").is_file()
+    assert attribute == "app"
+
+
+@pytest.mark.parametrize("service", ("migrate", *APP_SERVICES))
+def test_every_lab_service_sees_the_checkout_and_app_services_restart(
+    compose: dict[str, Any], service: str
+) -> None:
+    """Edits and generated migrations reach the containers; a crashed service comes back."""
+    spec = compose["services"][service]
+    assert ".:/lab" in spec["volumes"]
+    if service != "migrate":
+        assert spec["restart"] == "unless-stopped"
 
 
 def test_the_readme_and_env_example_point_at_the_published_port() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from solution.infra import make_store
 from solution.infra.sql import SqlStore
-from solution.shared.errors import StoreConfigError, StoreUnavailableError
+from solution.shared.errors import InvalidValueError, StoreConfigError, StoreUnavailableError
 from starter.infra.sql import SqlStore as StarterSqlStore
 from tests.postgres.conftest import migrate, unfixed_starter_migration
 
@@ -86,3 +86,32 @@ def test_without_the_unique_key_a_retry_becomes_a_second_run(
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
     assert "runs.idempotency_key" in warnings[0] and "TODO(check 3)" in warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("content", "seq"), [("nul \x00 inside", 0), ("fine", 2**40)], ids=["nul", "seq-out-of-range"]
+)
+def test_a_value_postgres_cannot_hold_is_an_invalid_value_error(
+    solution_database: str, content: str, seq: int
+) -> None:
+    """NUL in text and an integer past 32 bits are typed errors, not driver exceptions or 503s."""
+    store = SqlStore(solution_database, schema="solution")
+    session = store.create_session("ada", "values")
+    run = store.create_run(session.id, "hi", f"values-{seq}").run
+    with pytest.raises(InvalidValueError, match=r"cannot store this value"):
+        store.append_message(session.id, run.id, "user", content, seq)
+    assert store.messages_for_run(run.id) == []
+    store.close()
+
+
+@pytest.mark.parametrize("run_id", ["%00", "a%00b"])
+def test_the_gateway_over_postgres_answers_a_nul_run_id_with_400(
+    solution_database: str, run_id: str
+) -> None:
+    """The URL's run id is checked before the query, so Postgres never sees the NUL."""
+    from solution.gateway import create_app
+
+    store = SqlStore(solution_database, schema="solution")
+    answer = create_app(store).test_client().get(f"/runs/{run_id}")
+    store.close()
+    assert answer.status_code == 400 and answer.get_json()["field"] == "runId"

@@ -112,13 +112,12 @@ def test_an_infinite_loop_becomes_a_failed_row_not_a_hung_dashboard(
 ) -> None:
     """A learner's endless loop in the key function times out into failed rows."""
     keys = tree_copy / "shared" / "keys.py"
-    keys.write_text(
-        keys.read_text().replace(
-            '    """Derive the run\'s idempotency key from what the client sent."""',
-            '    """Derive the run\'s idempotency key from what the client sent."""\n'
-            "    while True:\n        pass",
-        )
+    shipped = keys.read_text()
+    looping = shipped.replace(
+        "    # TODO(check 3):", "    while True:\n        pass\n    # TODO(check 3):"
     )
+    assert looping != shipped, "the TODO(check 3) marker moved: update this test"
+    keys.write_text(looping)
     page = run_checks(learner_app.test_client(), "starter")
     assert "timed out after 4 s" in page
     assert failing_checks(page) == {"1", "2", "3", "4", "5", "6"}

@@ -1,0 +1,67 @@
+"""What `python -m labs check` says when it is asked for something that does not exist."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from labs.cli import main
+from labs.extra_checks import EXTRA_CHECKS
+from labs.trees import TreeLoadError, load_tree
+
+EXTRA_KEYS = [check.key for check in EXTRA_CHECKS]
+
+
+@pytest.mark.parametrize("key", ["9", "foo", "0"])
+def test_an_unknown_only_key_lists_the_keys_that_exist(
+    key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--only 9 exits 2 naming 1..6 and every extra check's key, noting they need --extra."""
+    assert main(["check", "--tree", "solution", "--only", key]) == 2
+    said = capsys.readouterr().err
+    assert repr(key) in said and "1, 2, 3, 4, 5, 6" in said and "--extra" in said
+    assert all(extra in said for extra in EXTRA_KEYS)
+
+
+def test_an_extra_key_without_extra_says_to_add_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """An extra check's key alone runs nothing, so the command says --extra is needed."""
+    assert main(["check", "--tree", "solution", "--only", EXTRA_KEYS[0]]) == 2
+    said = capsys.readouterr().err
+    assert EXTRA_KEYS[0] in said and "add --extra" in said
+
+
+def test_an_extra_key_with_extra_runs_that_check(capsys: pytest.CaptureFixture[str]) -> None:
+    """With --extra the same key is accepted and its check runs."""
+    main(["check", "--tree", "solution", "--extra", "--only", EXTRA_KEYS[0]])
+    shown = capsys.readouterr().out
+    assert EXTRA_CHECKS[0].title in shown
+
+
+def test_the_help_lists_the_extra_checks_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    """`check --help` names every key --only takes with --extra."""
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert all(key in shown.replace("- ", "-") for key in EXTRA_KEYS)
+
+
+def test_a_tree_path_that_does_not_exist_is_called_missing(tmp_path: Path) -> None:
+    """A typo in --tree says the folder does not exist, not that it lacks __init__.py."""
+    with pytest.raises(TreeLoadError, match="does not exist") as raised:
+        load_tree(str(tmp_path / "does-not-exist"))
+    assert "__init__.py" not in str(raised.value)
+
+
+def test_a_folder_without_init_is_still_called_not_a_lab_tree(tmp_path: Path) -> None:
+    """An existing folder that is no package keeps the __init__.py message."""
+    with pytest.raises(TreeLoadError, match="no __init__.py"):
+        load_tree(str(tmp_path))
+
+
+def test_the_check_command_reports_a_missing_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command prints the same reason and fails."""
+    assert main(["check", "--tree", str(tmp_path / "nowhere")]) == 1
+    assert "does not exist" in capsys.readouterr().out
