@@ -157,3 +157,11 @@ def test_the_extra_checks_pass_on_the_solution_and_catch_the_starter() -> None:
     assert solution.stdout.splitlines()[-1] == "6 passed, 0 failed"
     assert "+ ✗ FAIL  16 concurrent duplicates" in starter.stdout
     assert starter.stdout.splitlines()[-1] == "3 passed, 3 failed"
+
+
+def test_the_readme_sample_output_points_at_a_real_todo_line() -> None:
+    """The hint shown in the README's sample run is where the starter's marker really is."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    (path, line), *_ = HINT_LINE.findall(readme)
+    text = (REPO_ROOT / path).read_text().splitlines()[int(line) - 1]
+    assert "TODO(check 3)" in text
