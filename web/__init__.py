@@ -11,6 +11,7 @@ from htmx_flask import Htmx  # type: ignore[import-untyped]
 from jinja2 import StrictUndefined
 from werkzeug.wrappers import Response
 
+from .hosts import trusted_from_env, trusted_hosts
 from .lab import Lab
 from .safety import register_safety
 
@@ -27,9 +28,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DEMO_CHUNKS=4,
         # Tree name -> what `python -m labs check --tree` gets (a name or a path).
         TREES={"starter": "starter", "solution": "solution"},
+        # Host names accepted besides the loopback ones (WEB_TRUSTED_HOSTS, --trusted-host).
+        EXTRA_TRUSTED_HOSTS=trusted_from_env(os.environ),
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
+    app.config["TRUSTED_HOST_NAMES"] = trusted_hosts(app.config["EXTRA_TRUSTED_HOSTS"])
     if app.testing:
         # A partial rendered without a variable it needs fails the test, not the learner.
         app.jinja_env.undefined = StrictUndefined

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from . import create_app
+from .hosts import ENV_VAR, trusted_from_env
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,9 +19,20 @@ def main(argv: list[str] | None = None) -> int:
     # Loopback by default: the dashboard can rewrite runs and run code, so it is not for a LAN.
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=5000, help="port to listen on (default 5000)")
+    parser.add_argument(
+        "--trusted-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the browser may use besides 127.0.0.1, localhost and [::1] "
+        f"(repeatable; also {ENV_VAR}=a,b). Other Host headers get a 400",
+    )
     args = parser.parse_args(argv)
-    app = create_app()
+    extra = [*trusted_from_env(os.environ), *args.trusted_host]
+    app = create_app({"EXTRA_TRUSTED_HOSTS": extra})
     print(f"mini-koda lab dashboard on http://{args.host}:{args.port}/", flush=True)
+    names = ", ".join(sorted(app.config["TRUSTED_HOST_NAMES"]))
+    print(f"answering to the host names {names}; others get a 400", flush=True)
     try:
         app.run(host=args.host, port=args.port, threaded=True)
     finally:

@@ -100,6 +100,8 @@ class Bench(Intake):
         statuses = self.tree.module("shared.states").RunStatus
         try:
             self.store.transition(run_id, statuses(source), statuses(target))
+        except self.unavailable:  # not a refusal: the store did not answer at all
+            raise
         except Exception as error:  # the tree's typed errors, or a learner's bug
             return self.journal.add(
                 Entry(
@@ -133,6 +135,8 @@ class Bench(Intake):
         try:
             session_id = self.store.get_run(run_id).session_id
             self.store.append_message(session_id, run_id, role, content, seq)
+        except self.unavailable:  # not a refusal: the store did not answer at all
+            raise
         except Exception as error:  # DuplicateMessageError is the expected one
             return self.journal.add(
                 Entry(
@@ -237,5 +241,7 @@ class Bench(Intake):
     def moving(self, rows: list[RunRow]) -> bool:
         """True while the demo executor has work: the page keeps polling only then."""
         return self.executor.active and (
-            self.executor.busy or any(row.status == "pending" for row in rows)
+            self.executor.busy
+            or self.executor.stalled  # keep polling, to show the runs again once it answers
+            or any(row.status == "pending" for row in rows)
         )

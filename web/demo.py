@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from .journal import Entry
+
 if TYPE_CHECKING:
     from .bench import Bench
 
@@ -32,6 +34,10 @@ class DemoExecutor:
         self.pace = pace
         self.chunks = max(1, min(chunks, len(REPLY)))
         self.playing: str | None = None  # the run being played right now
+        # A run whose script the store cut short; it is finished before anything else.
+        self.interrupted: str | None = None
+        self.waiting_for_store = ""  # why the store did not answer, while it does not
+        self.skipped: set[str] = set()  # runs whose script failed for another reason
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -40,6 +46,11 @@ class DemoExecutor:
     def active(self) -> bool:
         """True while the executor is switched on."""
         return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def stalled(self) -> bool:
+        """True while the store does not answer and the executor waits for it."""
+        return self.active and bool(self.waiting_for_store)
 
     @property
     def busy(self) -> bool:
@@ -68,41 +79,111 @@ class DemoExecutor:
             thread.join(timeout=5)
 
     def _loop(self) -> None:
-        worker = self.bench.tree.module("worker")
         while not self._stop.is_set():
             try:
-                runs = worker.pending_runs(self.bench.store, 10)
-            except Exception:  # a learner's query may fail; try again at the next beat
-                runs = []
-            for run in runs:
-                if self._stop.is_set():
-                    break
-                if run.id in self.bench.run_ids():
-                    self._play(run.id)
+                self._beat()
+            except self.bench.unavailable as error:  # the database went away: wait for it
+                self._stalled(error)
+            except Exception as error:  # a learner's store bug: note it, skip that run, go on
+                self._give_up(error)
+            else:
+                self._answered()
             self._stop.wait(max(self.pace / 2, 0.01))
 
-    def _play(self, run_id: str) -> None:
+    def _beat(self) -> None:
+        """Finish a run the store interrupted, then play the pending ones."""
+        if self.interrupted is not None:
+            self._play(self.interrupted, resuming=True)
+            self.interrupted = None
+        worker = self.bench.tree.module("worker")
+        try:
+            runs = worker.pending_runs(self.bench.store, 10)
+        except self.bench.unavailable:
+            raise
+        except Exception:  # a learner's query may fail; try again at the next beat
+            runs = []
+        for run in runs:
+            if self._stop.is_set():
+                break
+            if run.id in self.bench.run_ids() and run.id not in self.skipped:
+                self.interrupted = run.id  # until its script ends, whatever ends it
+                self._play(run.id, resuming=False)
+                self.interrupted = None
+
+    def _stalled(self, error: Exception) -> None:
+        """Say once per outage that the store is gone, and which run waits for it."""
+        if self.waiting_for_store:
+            return
+        self.waiting_for_store = f"{type(error).__name__}: {error}"
+        waiting = f"; run {self.interrupted} resumes where it stopped" if self.interrupted else ""
+        self.bench.journal.add(
+            Entry(
+                self.interrupted or "",
+                "demo worker",
+                "store",
+                "unavailable",
+                f"{self.waiting_for_store}{waiting}",
+            )
+        )
+
+    def _give_up(self, error: Exception) -> None:
+        """Journal an unexpected error once and never play that run again."""
+        run_id, self.interrupted = self.interrupted or "", None
+        if run_id in self.skipped:  # the same error at every beat: said once is enough
+            return
+        self.skipped.add(run_id)
+        self.bench.journal.add(
+            Entry(
+                run_id,
+                "demo worker",
+                "store",
+                "refused",
+                f"{type(error).__name__}: {error}; the demo executor skips this run",
+            )
+        )
+
+    def _answered(self) -> None:
+        """The store answers again after an outage: note it in the journal."""
+        if self.waiting_for_store:
+            self.waiting_for_store = ""
+            self.bench.journal.add(
+                Entry("", "demo worker", "store", "resumed", "the store answers again")
+            )
+
+    def _play(self, run_id: str, *, resuming: bool) -> None:
         self.playing = run_id
         try:
-            self._script(run_id)
+            self._script(run_id, resuming)
         finally:
             self.playing = None
 
-    def _script(self, run_id: str) -> None:
+    def _script(self, run_id: str, resuming: bool) -> None:
+        """Claim and play a run; a resumed one goes on from where the store says it is."""
         bench, actor = self.bench, "demo worker"
-        # Claiming is a compare-and-set: if another worker (or a button) moved it, skip it.
-        if bench.move(run_id, "pending", "running", actor).outcome == "refused":
-            return
-        user = bench.store.get_run(run_id).input
-        if not self._step(bench.append(run_id, 0, "user", user, actor).outcome):
-            return
-        if not self._step(bench.move(run_id, "running", "streaming", actor).outcome):
-            return
+        status = str(bench.store.get_run(run_id).status) if resuming else "pending"
+        if status == "pending":
+            # Claiming is a compare-and-set: if another worker (or a button) moved it, skip it.
+            if bench.move(run_id, "pending", "running", actor).outcome == "refused":
+                return
+            status = "running"
+        run = bench.store.get_run(run_id)
+        written = {m.seq for m in bench.store.messages_for_run(run_id)}
+        if status == "running":
+            if 0 not in written and not self._step(
+                bench.append(run_id, 0, "user", run.input, actor).outcome
+            ):
+                return
+            if not self._step(bench.move(run_id, "running", "streaming", actor).outcome):
+                return
+        elif status != "streaming":
+            return  # done, failed or cancelled meanwhile: nothing left to play
         fail = run_id in bench.will_fail
         for seq, chunk in enumerate(REPLY[: self.chunks], start=1):
             if fail and seq > self.chunks // 2 + 1:
                 bench.move(run_id, "streaming", "failed", actor)
                 return
+            if seq in written:  # written before the store went away
+                continue
             if not self._step(bench.append(run_id, seq, "assistant", chunk, actor).outcome):
                 return
         bench.move(run_id, "streaming", "done", actor)

@@ -24,6 +24,7 @@ class Intake:
     _requests: dict[str, dict[str, str]]  # run id -> the body that created it
     _session_id: str | None
     _lock: threading.Lock
+    unavailable: type[Exception]  # the tree's StoreUnavailableError
 
     last: Outcome | None
 
@@ -42,7 +43,12 @@ class Intake:
                 answer = self.gateway.test_client().post(
                     "/sessions", json={"userId": "dashboard", "title": f"{self.name} bench"}
                 )
-                self._session_id = str(answer.get_json()["sessionId"])
+                body = answer.get_json(silent=True) or {}
+                # Only a 201 carries a session id; a 503 (database down) has an error body.
+                if answer.status_code != 201 or "sessionId" not in body:
+                    said = body.get("message", answer.text[:200])
+                    raise self.unavailable(f"POST /sessions answered {answer.status_code}: {said}")
+                self._session_id = str(body["sessionId"])
             return self._session_id
 
     def _record_answer(

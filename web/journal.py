@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 # accepted: the store took it. refused: the store raised. replayed: the same run came back.
 # illegal: the store took a move the lesson's allowlist forbids (the starter's bug, made visible).
 # duplicate: the store took a second message at a seq it already had.
-OUTCOMES = ("accepted", "refused", "replayed", "illegal", "duplicate")
+# unavailable / resumed: the store stopped answering the demo executor, and answered again.
+OUTCOMES = ("accepted", "refused", "replayed", "illegal", "duplicate", "unavailable", "resumed")
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class Entry:
 
     run_id: str
     actor: str  # gateway, demo worker, dashboard
-    action: str  # create, transition, message
+    action: str  # create, transition, message, store (the store itself went away or came back)
     outcome: str
     detail: str
     source: str | None = None
@@ -39,8 +40,8 @@ class Entry:
 
     @property
     def went_wrong(self) -> bool:
-        """True for the outcomes the lesson is about: refused, illegal or duplicate."""
-        return self.outcome in ("refused", "illegal", "duplicate")
+        """True for what the page marks as gone wrong: refused, illegal, duplicate, store down."""
+        return self.outcome in ("refused", "illegal", "duplicate", "unavailable")
 
 
 class Journal:

@@ -1,4 +1,4 @@
-"""Refusing cross-site writes, and turning bad input into visible errors, never a 500."""
+"""Refusing foreign hosts and cross-site writes; bad input becomes a visible error, never a 500."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from urllib.parse import urlsplit
 from flask import Flask, abort, render_template, request
 from htmx_flask import request as htmx_request  # type: ignore[import-untyped]
 from werkzeug.exceptions import HTTPException
+
+from .hosts import refuse_foreign_host
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # What a browser says about a request the page itself made, or one the user typed.
@@ -39,7 +41,9 @@ def refuse_cross_site() -> None:
 
 
 def register_safety(app: Flask) -> None:
-    """Install the origin check and the error pages."""
+    """Install the Host and origin checks and the error pages."""
+    # The Host check comes first: an Origin only means something once the host is ours.
+    app.before_request(refuse_foreign_host)
     app.before_request(refuse_cross_site)
 
     @app.errorhandler(HTTPException)

@@ -53,7 +53,12 @@ def missing_browser() -> str:
 @pytest.fixture(scope="module")
 def live_url() -> Iterator[str]:
     """Serve a dashboard (fast demo pace) on a free loopback port for the module's tests."""
-    app = create_app({"TESTING": True, "DEMO_PACE": 0.3, "DATABASE_URL": None})
+    yield from serve_dashboard(None)
+
+
+def serve_dashboard(database_url: str | None) -> Iterator[str]:
+    """Serve a dashboard on a free loopback port, on Postgres when database_url is given."""
+    app = create_app({"TESTING": True, "DEMO_PACE": 0.3, "DATABASE_URL": database_url})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -119,4 +119,4 @@ def test_the_diff_and_database_views_render(page: Any, live_url: str) -> None:
     screenshot(page, "diff", docs=True)
     page.goto(f"{live_url}/database")
     assert page.locator("#no-database").is_visible()
-    screenshot(page, "database")
+    screenshot(page, "database-unconfigured")

@@ -145,3 +145,19 @@ def test_a_database_gone_mid_session_is_a_notice_not_a_500(
     for answer in answers:
         assert answer.status_code == 503
         assert "store did not answer" in answer.text and "Traceback" not in answer.text
+
+
+def test_a_database_gone_before_the_first_message_is_a_notice_not_a_500(
+    postgres_client: FlaskClient, both_trees_database: str, pg_cluster: TempCluster
+) -> None:
+    """The bench opened on Postgres, then the database went before any session: send says 503."""
+    assert "(postgres store)" in postgres_client.get("/runs/solution").text
+    pg_cluster.drop_database(both_trees_database.rsplit("/", 1)[1])
+    answer = postgres_client.post(
+        "/runs/solution/send",
+        headers=HTMX,
+        data={"message": "anyone there?", "client_message_id": "gone"},
+    )
+    assert answer.status_code == 503
+    assert "store did not answer" in answer.text and "POST /sessions answered 503" in answer.text
+    assert run_ids(answer.text) == []

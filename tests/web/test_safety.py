@@ -1,17 +1,19 @@
-"""State-changing requests are POSTs from this dashboard only; the server binds loopback."""
+"""State-changing requests are POSTs from this dashboard only; it answers loopback names only
+and the server binds loopback."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from labs.trees import REPO_ROOT
+from web.__main__ import main
+from web.hosts import ENV_VAR
 from web.render import render_view
 
+from .conftest import make_app
 from .helpers import HTMX, form_error, run_ids
 
 CROSS_SITE = [
@@ -56,16 +58,77 @@ def test_a_get_never_makes_a_change(client: FlaskClient, url: str) -> None:
     assert run_ids(client.get("/runs/solution").text) == []
 
 
-def test_the_command_line_binds_loopback_unless_told_otherwise() -> None:
-    """python -m web --help documents 127.0.0.1 and port 5000 as the defaults."""
-    shown = subprocess.run(
-        [sys.executable, "-m", "web", "--help"],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    assert "default 127.0.0.1" in shown and "default 5000" in shown
+def served_with(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> dict[str, Any]:
+    """Run `python -m web` with argv, with Flask.run replaced; return what it was given."""
+    given: dict[str, Any] = {}
+
+    def fake_run(app: Flask, **options: Any) -> None:
+        given.update(options, trusted=app.config["TRUSTED_HOST_NAMES"])
+
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.setattr(Flask, "run", fake_run)
+    assert main(argv) == 0
+    return given
+
+
+def test_the_command_line_binds_loopback_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """python -m web with no options serves on 127.0.0.1:5000."""
+    given = served_with(monkeypatch, [])
+    assert (given["host"], given["port"]) == ("127.0.0.1", 5000)
+
+
+def test_the_command_line_passes_host_port_and_trusted_names_through(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--host, --port and --trusted-host reach the server and the Host check."""
+    given = served_with(
+        monkeypatch, ["--host", "0.0.0.0", "--port", "8123", "--trusted-host", "Lab.Example:8123"]
+    )
+    assert (given["host"], given["port"]) == ("0.0.0.0", 8123)
+    assert "lab.example" in given["trusted"] and "127.0.0.1" in given["trusted"]
+
+
+FOREIGN_HOSTS = ["evil.example", "evil.example:5000", "127.0.0.1.evil.example", "[::2]:5000", "a:b"]
+LOOPBACK_HOSTS = ["127.0.0.1", "127.0.0.1:5000", "localhost", "LOCALHOST:8080", "[::1]:5000"]
+
+
+@pytest.mark.parametrize("host", FOREIGN_HOSTS)
+def test_a_foreign_host_header_is_refused_on_get_and_post(client: FlaskClient, host: str) -> None:
+    """DNS rebinding: a page served as evil.example gets a 400 naming the Host, and no run."""
+    page = client.get("/runs/solution", headers={"Host": host})
+    posted = client.post(
+        "/runs/solution/send",
+        headers={"Host": host, "Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"},
+        data={"message": "rebound", "client_message_id": "r"},
+    )
+    for answer in (page, posted):
+        assert answer.status_code == 400
+        assert f"refused Host {host!r}" in form_error(answer.text)
+    assert run_ids(client.get("/runs/solution").text) == []
+
+
+@pytest.mark.parametrize("host", LOOPBACK_HOSTS)
+def test_a_loopback_host_header_is_answered_on_any_port(client: FlaskClient, host: str) -> None:
+    """127.0.0.1, localhost and [::1] on any port reach the dashboard, and can send."""
+    assert client.get("/runs/solution", headers={"Host": host}).status_code == 200
+    answer = client.post(
+        "/runs/solution/send",
+        headers={**HTMX, "Host": host, "Origin": f"http://{host}"},
+        data={"message": "hello", "client_message_id": host},
+    )
+    assert answer.status_code == 200 and len(run_ids(answer.text)) == 1
+
+
+def test_a_name_trusted_on_purpose_is_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With WEB_TRUSTED_HOSTS=lab.example the dashboard answers that name, and only it."""
+    monkeypatch.setenv(ENV_VAR, "lab.example, other.example")
+    for app in make_app():
+        client = app.test_client()
+        assert client.get("/diff", headers={"Host": "lab.example:5000"}).status_code == 200
+        assert client.get("/diff", headers={"Host": "evil.example"}).status_code == 400
 
 
 def test_an_htmx_reswap_the_library_rejects_is_still_sent(app: Flask) -> None:
