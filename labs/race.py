@@ -25,6 +25,12 @@ from ulid import ULID
 NAIVE = "naive check-then-insert"
 GUARDED = "unique constraint (ON CONFLICT)"
 
+# Limits shared by `python -m labs race` and the dashboard's race form: each request holds a
+# connection of its own (Postgres allows 100 by default, a few reserved), and the pause is
+# there to be seen, not waited on.
+MIN_REQUESTS, MAX_REQUESTS = 2, 64
+MAX_DELAY_MS = 1000
+
 # One client's attempt: (cursor, table, idempotency key, pause in seconds) -> the runId answered.
 CreateRun = Callable[[psycopg2.extensions.cursor, str, str, float], str]
 

@@ -79,6 +79,28 @@ class Report:
         return not self.error and self.failed == 0 and self.passed > 0
 
 
+def check_keys() -> list[str]:
+    """The keys --only accepts: 1..6, then the extra checks' names."""
+    return [str(c.number) for c in CHECKS] + [c.key for c in EXTRA_CHECKS]
+
+
+def unknown_check_keys(only: set[str], extra: bool) -> str:
+    """Why some of `only` would run nothing (no such check, or an extra one without --extra)."""
+    six = {str(c.number) for c in CHECKS}
+    extras = {c.key for c in EXTRA_CHECKS}
+    unknown = sorted(only - six - extras)
+    needs_extra = sorted(only & extras) if not extra else []
+    if not unknown and not needs_extra:
+        return ""
+    known = (
+        f"the checks are {', '.join(sorted(six))}, and the extra checks "
+        f"{', '.join(c.key for c in EXTRA_CHECKS)} (with --extra)"
+    )
+    if unknown:
+        return f"no check {', '.join(repr(k) for k in unknown)}: {known}"
+    return f"{', '.join(needs_extra)} is an extra check: add --extra to run it"
+
+
 def open_store(tree: Tree, store_kind: str, database_url: str | None) -> Any:
     """Make a store of the tree's own kind: memory, or postgres at database_url."""
     infra = tree.module("infra")
@@ -147,7 +169,11 @@ def run_checks(
     Memory checks get a fresh store each; Postgres checks share one store and
     keep apart by creating their own sessions. on_result hears each result as
     soon as it exists, so a reader learns which check hung if the run never ends.
+    A set of keys in `only` that names no check gives a report saying so.
     """
+    unknown = unknown_check_keys(only, extra) if only else ""
+    if unknown:
+        return Report(tree.name, store_kind, [], error=unknown)
     try:
         shared_store = None
         if store_kind != "memory":

@@ -54,6 +54,10 @@ def tree_root(spec: str) -> Path:
 def load_tree(spec: str) -> Tree:
     """Import a tree by name or by path, or raise TreeLoadError saying why."""
     root = tree_root(spec)
+    if not root.exists():
+        raise TreeLoadError(f"{root} does not exist: give starter, solution, or a tree's path")
+    if not root.is_dir():
+        raise TreeLoadError(f"{root} is a file, not a lab tree's folder")
     if not (root / "__init__.py").is_file():
         raise TreeLoadError(f"{root} is not a lab tree: it has no __init__.py")
     if spec in TREE_NAMES:

@@ -24,6 +24,8 @@ from alembic import context
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from sqlalchemy import MetaData, create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import NullPool
 
 from labs.catalog import psycopg2_url
@@ -82,7 +84,8 @@ def database_url() -> str:
     url = config.get_main_option("sqlalchemy.url") or os.environ.get("DATABASE_URL")
     if not url:
         raise CommandError(
-            "set DATABASE_URL first, e.g. DATABASE_URL=postgresql://koda:koda@localhost:5508/koda"
+            "set DATABASE_URL first, e.g. DATABASE_URL=postgresql://koda:koda@localhost:5508/koda "
+            "for docker compose's Postgres, or ...@localhost:5432/koda for a local server"
         )
     try:
         return psycopg2_url(url)
@@ -135,6 +138,56 @@ def run_online(url: str, schema: str, metadata: MetaData) -> None:
             context.run_migrations()
 
 
+def first_line(error: Exception) -> str:
+    """The driver's own first line, without SQLAlchemy's SQL and background link."""
+    cause = getattr(error, "orig", None) or error
+    return (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+
+
+def duplicates_in_the_way(tree: str, error: IntegrityError) -> CommandError:
+    """A unique constraint that cannot be built because stored rows already repeat a key."""
+    detail = getattr(error.orig, "pgerror", None) or str(error.orig)
+    duplicated = next((line for line in detail.splitlines() if "is duplicated" in line), "")
+    return CommandError(
+        f"the migration stopped: {first_line(error)}"
+        + (f" ({duplicated.strip()})" if duplicated else "")
+        + ". Rows stored by earlier runs, before the constraint existed, are in the way. "
+        f"On a lab database start over with `alembic -x tree={tree} downgrade base` and then "
+        f'`alembic -x tree={tree} upgrade head` (README, "On Postgres")'
+    )
+
+
+def unreachable(url: str, error: OperationalError) -> CommandError:
+    """Postgres down, a wrong port or password: say where we looked and what to check."""
+    where = make_url(url)
+    return CommandError(
+        f"could not use Postgres at {where.host or 'localhost'}:{where.port or 5432}"
+        f"/{where.database or ''}: {first_line(error)}. Is Postgres running "
+        "(`docker compose up -d` serves it on localhost:5508; a local server usually "
+        "listens on 5432), and is DATABASE_URL right, user and password included?"
+    )
+
+
+def run_guarded(tree: str, url: str, schema: str, metadata: MetaData) -> None:
+    """run_online, with the two failures a learner meets most told in one line each.
+
+    Alembic prints a CommandError as `FAILED: <message>` without a traceback,
+    where anything else would be some 80 lines of SQLAlchemy and psycopg2.
+    """
+    try:
+        run_online(url, schema, metadata)
+    except IntegrityError as error:
+        if "is duplicated" in str(error.orig) or "could not create unique index" in str(error.orig):
+            raise duplicates_in_the_way(tree, error) from None
+        raise CommandError(
+            f"the migration stopped: {first_line(error)}. Stored rows break a rule the "
+            "migration adds; on a lab database, start over with "
+            f"`alembic -x tree={tree} downgrade base` and `upgrade head`"
+        ) from None
+    except OperationalError as error:
+        raise unreachable(url, error) from None
+
+
 def main() -> None:
     """Choose the tree, then run the command against its folder, models and schema."""
     if config.config_file_name and config.attributes.get("configure_logger", True):
@@ -154,7 +207,7 @@ def main() -> None:
     if context.is_offline_mode():
         run_offline(database_url(), schema, metadata)
     else:
-        run_online(database_url(), schema, metadata)
+        run_guarded(tree, database_url(), schema, metadata)
 
 
 main()

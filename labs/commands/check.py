@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import sys
 from pathlib import Path
 
+from ..extra_checks import EXTRA_CHECKS
 from ..report import ReportLines, print_report, write_results
-from ..runner import load_report
+from ..runner import load_report, unknown_check_keys
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,13 +59,19 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--only",
         action="append",
         metavar="KEY",
-        help="run only this check (a number, or an extra check's name)",
+        help="run only this check: 1 to 6, or with --extra one of "
+        + ", ".join(c.key for c in EXTRA_CHECKS)
+        + " (repeat for more)",
     )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the checks and print them; exit 0 only when all six pass."""
+    """Run the checks and print them; exit 0 only when all six pass, 2 on a bad --only."""
+    unknown = unknown_check_keys(set(args.only), args.extra) if args.only else ""
+    if unknown:
+        print(f"error: --only: {unknown}", file=sys.stderr)
+        return 2
     with contextlib.ExitStack() as files:
         lines = None
         if args.report:

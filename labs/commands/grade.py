@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     write_csv(grades, args.out / "grades.csv")
     write_markdown(grades, args.out / "grades.md")
-    broken = sum(bool(g.broken) for g in grades)
+    broken = sum(bool(g.note) for g in grades)
     print(
         f"{len(grades)} submissions graded in {time.perf_counter() - started:.1f} s"
         + (f", {broken} with problems (see note)" if broken else "")

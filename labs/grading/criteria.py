@@ -9,6 +9,7 @@ MEMORY_POINTS = 10
 POSTGRES_POINTS = 5
 TYPECHECK_POINTS = 10
 MIGRATION_POINTS = 10
+ON_POSTGRES = "on Postgres: "  # how a note on the Postgres checks as a whole begins
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,18 @@ class Grade:
     submission: str
     outcomes: dict[str, Outcome] = field(default_factory=dict)
     broken: str = ""  # why the submission could not be graded at all, if it could not
+    notes: list[str] = field(default_factory=list)  # more for an instructor to look at
+    outside_regions: list[str] = field(default_factory=list)  # file:line edited outside TODOs
+
+    @property
+    def note(self) -> str:
+        """Everything worth a look, in one line: why it broke, then the other notes."""
+        # A tree that does not import fails on Postgres for the same reason: say it once.
+        said: list[str] = []
+        for note in (self.broken, *self.notes):
+            if note and note.removeprefix(ON_POSTGRES) not in said:
+                said.append(note)
+        return "; ".join(said)
 
     def graded(self) -> list[tuple[Criterion, Outcome]]:
         """The criteria that were graded (not skipped), with their outcomes."""

@@ -18,6 +18,7 @@ from ..trees import REPO_ROOT, tree_root
 from .criteria import CRITERIA, Criterion, Grade, Outcome
 from .isolate import CHECK_NUMBERS, check_outcomes, child_env
 from .migration import migration_files, missing_constraints
+from .notes import add_notes
 from .on_postgres import MigrationFailedError, migrated_schema
 
 MYPY_ERROR = re.compile(r"^(?P<path>[^:\s][^:]*):\d+(:\d+)?: error:")
@@ -185,8 +186,13 @@ class Grader:
         return Outcome("pass")
 
     def grade(self, name: str | None = None) -> Grade:
-        """Every criterion's outcome, as one Grade."""
+        """Every criterion's outcome, as one Grade, with the notes an instructor should read."""
         grade = Grade(name or self.tree.name)
         for criterion in CRITERIA:
             grade.outcomes[criterion.key] = self.outcome(criterion)
+        self.annotate(grade)
         return grade
+
+    def annotate(self, grade: Grade) -> None:
+        """Add the notes an instructor should read (see notes.py)."""
+        add_notes(grade, self.tree)

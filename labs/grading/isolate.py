@@ -18,6 +18,7 @@ from pathlib import Path
 from .criteria import Outcome
 
 CHECK_NUMBERS = range(1, 7)
+TAMPERED = "the checks could not run: the tree replaced the lab kit's own"
 # The name labs.trees gives a tree imported by path; learners know their files as shared/...
 SYNTHETIC_PACKAGE = re.compile(r"labtree_[0-9a-f]+\.?")
 
@@ -101,6 +102,8 @@ def check_outcomes(
             )
             events = read_events(events_file)[seen:]
             stop = record(events, outcomes)
+            if stop.startswith(TAMPERED):
+                outcomes.clear()  # learner's code ran before it was caught: trust none of it
             if stop:
                 fail_rest(outcomes, stop)
                 break
@@ -133,6 +136,13 @@ def record(events: list[dict[str, object]], outcomes: dict[int, Outcome]) -> str
     for event in events:
         if event["event"] in ("import-failed", "store-failed"):
             return "the checks could not run: " + SYNTHETIC_PACKAGE.sub("", str(event["error"]))
+        if event["event"] == "tampered":
+            names = event["replaced"]
+            assert isinstance(names, list)
+            return (
+                f"{TAMPERED} {', '.join(map(str, names))} while it ran; no check is graded "
+                "(grading runs the learner's code: look at the tree by hand)"
+            )
         if event["event"] == "result":
             test = event["test"]
             assert isinstance(test, dict)

@@ -3,8 +3,9 @@
 The migration is read, never imported: it is the learner's code, and the
 grader runs none of that in its own process. A constraint counts when an
 upgrade() creates it, in any of the spellings autogenerate or a person
-writes: a UniqueConstraint inside op.create_table, unique=True on a column,
-or op.create_unique_constraint.
+writes: a UniqueConstraint, a unique=True column or a unique sa.Index
+inside op.create_table, op.create_unique_constraint, or a unique
+op.create_index (a unique index is as good an arbiter for ON CONFLICT).
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ def _arg(call: ast.Call, index: int) -> ast.expr | None:
     return call.args[index] if len(call.args) > index else None
 
 
+def _is_true(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
 def constraints_in(source: str) -> set[tuple[str, tuple[str, ...]]]:
     """The (table, columns) unique constraints the upgrade() of one script creates."""
     tree = ast.parse(source)
@@ -76,16 +81,20 @@ def constraints_in(source: str) -> set[tuple[str, tuple[str, ...]]]:
                 for part in (a for a in call.args[1:] if isinstance(a, ast.Call)):
                     if _name(part.func) == "UniqueConstraint":
                         found.add((table[0] if table else "", tuple(_strings(list(part.args)))))
-                    unique = _keyword(part, "unique")
-                    if (
-                        _name(part.func) == "Column"
-                        and isinstance(unique, ast.Constant)
-                        and unique.value is True
-                        and _strings(part.args[:1])
-                    ):
+                    unique = _is_true(_keyword(part, "unique"))
+                    if _name(part.func) == "Column" and unique and _strings(part.args[:1]):
                         found.add((table[0] if table else "", tuple(_strings(part.args[:1]))))
+                    if _name(part.func) == "Index" and unique:
+                        # Index(name, *columns): the first argument names the index.
+                        found.add((table[0] if table else "", tuple(_strings(part.args[1:]))))
             elif kind == "create_unique_constraint":
                 # (constraint_name, table_name, columns), positionally or by keyword.
+                table_node = _keyword(call, "table_name") or _arg(call, 1)
+                columns_node = _keyword(call, "columns") or _arg(call, 2)
+                if table_node is not None and columns_node is not None:
+                    found.add(("".join(_strings([table_node])), tuple(_strings([columns_node]))))
+            elif kind == "create_index" and _is_true(_keyword(call, "unique")):
+                # (index_name, table_name, columns, unique=True), like create_unique_constraint.
                 table_node = _keyword(call, "table_name") or _arg(call, 1)
                 columns_node = _keyword(call, "columns") or _arg(call, 2)
                 if table_node is not None and columns_node is not None:

@@ -160,6 +160,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from .results import write_results_json
 
     error = "; ".join(run.errors)
+    run.grader.annotate(run.grade)
     try:
         write_results_json(run.grade, run.results, error)
     except OSError as problem:
@@ -180,6 +181,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.section(f"lab grade: {run.grader.tree}")
     for line in points_table(run.grade):
         terminalreporter.write_line(line)
+    for note in run.grade.notes:
+        terminalreporter.write_line(f"note: {note}", yellow=True)
     if run.errors:
         terminalreporter.write_line("grading itself failed: " + "; ".join(run.errors), red=True)
     else:

@@ -4,6 +4,12 @@ Run as `python -m labs.grading.probe TREE OUT --store memory --first N`. It
 appends one JSON line to OUT per step and flushes each, so when the grader
 kills a run that hangs (a learner's endless loop), the lines say how far it
 got: whether the tree imported, which check started, which ones finished.
+
+The learner's code runs in this process, so it could replace the functions
+that run and report the checks. As a cheap guard (not a sandbox), the probe
+notes the lab kit's own functions before importing the tree and checks they
+are still the same objects, with the same code, after the import and before
+every result it reports; if not, it reports the run as tampered and stops.
 """
 
 from __future__ import annotations
@@ -15,9 +21,13 @@ import json
 import os
 from typing import TextIO
 
+from .. import checks, report, runner, trace, trees
 from ..report import results_v3
 from ..runner import run_checks
 from ..trees import TreeLoadError, load_tree
+
+# (the object, its code object if it is a function): the same object with new code is a swap too.
+Original = tuple[object, object]
 
 
 def emit(stream: TextIO, **entry: object) -> None:
@@ -27,23 +37,73 @@ def emit(stream: TextIO, **entry: object) -> None:
     os.fsync(stream.fileno())
 
 
+def kit() -> dict[str, object]:
+    """The lab kit's objects that run, judge and report the checks, by dotted name."""
+    found: dict[str, object] = {
+        "labs.runner.run_checks": runner.run_checks,
+        "labs.runner.run_one": runner.run_one,
+        "labs.runner.open_store": runner.open_store,
+        "labs.runner.CheckResult": runner.CheckResult,
+        "labs.checks.CHECKS": checks.CHECKS,
+        "labs.checks.make_context": checks.make_context,
+        "labs.checks.expect": checks.expect,
+        "labs.checks.CheckFailed": checks.CheckFailed,
+        "labs.report.results_v3": report.results_v3,
+        "labs.trace.TracingStore": trace.TracingStore,
+        "labs.trace.TracingClient": trace.TracingClient,
+        "labs.trees.load_tree": trees.load_tree,
+        "json.dumps": json.dumps,
+    }
+    for check in checks.CHECKS:
+        found[f"labs.checks.CHECKS[{check.number}]"] = check
+        found[f"labs.checks.CHECKS[{check.number}].run"] = check.run
+    for name in ("emit", "probe", "run_checks", "results_v3", "load_tree"):
+        found[f"labs.grading.probe.{name}"] = globals()[name]
+    return found
+
+
+def snapshot() -> dict[str, Original]:
+    """The kit as it is now: each object and its code, kept alive so ids cannot be reused."""
+    return {name: (obj, getattr(obj, "__code__", None)) for name, obj in kit().items()}
+
+
+def replaced(before: dict[str, Original]) -> list[str]:
+    """The names whose object or code is no longer the one noted before the tree was imported."""
+    now = snapshot()
+    return sorted(
+        name
+        for name in before.keys() | now.keys()
+        if name not in before
+        or name not in now
+        or now[name][0] is not before[name][0]
+        or now[name][1] is not before[name][1]
+    )
+
+
 def probe(
     tree_path: str, out: TextIO, store: str, first: int, last: int, database_url: str | None
 ) -> None:
     """Import the tree, then run checks first..last, reporting each as it goes."""
+    before, report_event = snapshot(), emit  # noted before any of the learner's code runs
     try:
         tree = load_tree(tree_path)
     except TreeLoadError as error:
         emit(out, event="import-failed", error=str(error))
         return
+    if changed := replaced(before):
+        report_event(out, event="tampered", replaced=changed)
+        return
     emit(out, event="imported")
     for number in range(first, last + 1):
         emit(out, event="started", check=number)
-        report = run_checks(tree, store, database_url=database_url, only={str(number)})
-        if report.error:
-            emit(out, event="store-failed", error=report.error)
+        outcome = run_checks(tree, store, database_url=database_url, only={str(number)})
+        if changed := replaced(before):
+            report_event(out, event="tampered", replaced=changed)
             return
-        tests = results_v3(report)["tests"]
+        if outcome.error:
+            emit(out, event="store-failed", error=outcome.error)
+            return
+        tests = results_v3(outcome)["tests"]
         assert isinstance(tests, list)
         for test in tests:
             emit(out, event="result", check=number, test=test)

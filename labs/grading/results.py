@@ -15,7 +15,9 @@ def results_json(grade: Grade, error: str = "") -> dict[str, object]:
     """Exercism's results.json v3, with score and max_score for GitHub Classroom.
 
     Skipped criteria (Postgres without a database) are left out of tests and
-    of max_score: v3 has no "skipped" status, and they were not graded.
+    of max_score: v3 has no "skipped" status, and they were not graded. The
+    top-level message carries the grade's notes even when status is not
+    "error"; outside_regions lists the file:line edits outside the TODOs.
     """
     tests: list[dict[str, object]] = []
     for criterion, outcome in grade.graded():
@@ -36,9 +38,12 @@ def results_json(grade: Grade, error: str = "") -> dict[str, object]:
         "error" if broken else ("pass" if all(t["status"] == "pass" for t in tests) else "fail")
     )
     results: dict[str, object] = {"version": 3, "status": status}
-    if broken:
-        results["message"] = broken
+    message = "; ".join(m for m in [error, grade.note] if m)
+    if message:
+        results["message"] = message
     results |= {"score": grade.score, "max_score": grade.max_score, "tests": tests}
+    # Not part of v3: where an instructor should look, for tools that read it.
+    results["outside_regions"] = grade.outside_regions
     return results
 
 

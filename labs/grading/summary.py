@@ -37,7 +37,7 @@ def rows(grades: list[Grade]) -> tuple[list[str], list[list[str]]]:
     shown = columns(grades)
     header = ["submission", "score", "max", *(heading(c) for c in shown), "note"]
     body = [
-        [g.submission, str(g.score), str(g.max_score), *(cell(g, c) for c in shown), g.broken]
+        [g.submission, str(g.score), str(g.max_score), *(cell(g, c) for c in shown), g.note]
         for g in grades
     ]
     return header, body

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from labs.cli import main
 from labs.extra_checks import EXTRA_CHECKS
-from labs.trees import TreeLoadError, load_tree
+from labs.trees import REPO_ROOT, TreeLoadError, load_tree
 
 EXTRA_KEYS = [check.key for check in EXTRA_CHECKS]
+
+
+def check_command(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run `python -m labs check ARGS` as a learner would."""
+    return subprocess.run(
+        [sys.executable, "-m", "labs", "check", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize("key", ["9", "foo", "0"])
@@ -31,11 +44,10 @@ def test_an_extra_key_without_extra_says_to_add_it(capsys: pytest.CaptureFixture
     assert EXTRA_KEYS[0] in said and "add --extra" in said
 
 
-def test_an_extra_key_with_extra_runs_that_check(capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_extra_key_with_extra_runs_that_check() -> None:
     """With --extra the same key is accepted and its check runs."""
-    main(["check", "--tree", "solution", "--extra", "--only", EXTRA_KEYS[0]])
-    shown = capsys.readouterr().out
-    assert EXTRA_CHECKS[0].title in shown
+    done = check_command("--tree", "solution", "--extra", "--only", EXTRA_KEYS[0])
+    assert EXTRA_CHECKS[0].title in done.stdout and not done.stderr
 
 
 def test_the_help_lists_the_extra_checks_keys(capsys: pytest.CaptureFixture[str]) -> None:
@@ -55,13 +67,11 @@ def test_a_tree_path_that_does_not_exist_is_called_missing(tmp_path: Path) -> No
 
 def test_a_folder_without_init_is_still_called_not_a_lab_tree(tmp_path: Path) -> None:
     """An existing folder that is no package keeps the __init__.py message."""
-    with pytest.raises(TreeLoadError, match="no __init__.py"):
+    with pytest.raises(TreeLoadError, match=r"no __init__\.py"):
         load_tree(str(tmp_path))
 
 
-def test_the_check_command_reports_a_missing_tree(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_check_command_reports_a_missing_tree(tmp_path: Path) -> None:
     """The command prints the same reason and fails."""
-    assert main(["check", "--tree", str(tmp_path / "nowhere")]) == 1
-    assert "does not exist" in capsys.readouterr().out
+    done = check_command("--tree", str(tmp_path / "nowhere"))
+    assert done.returncode == 1 and "does not exist" in done.stdout

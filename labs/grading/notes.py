@@ -1,0 +1,36 @@
+"""The notes on a grade: what an instructor should read besides the points.
+
+A submission can lose every Postgres point for one reason (no migration, a
+migration that fails), or be caught replacing the lab kit's functions, or
+have edits outside its TODO regions. None of these changes the score; each
+is said once, in the note column of the summary and in results.json.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .criteria import ON_POSTGRES, Grade
+from .edits import edits_note, edits_outside_regions
+from .isolate import CHECK_NUMBERS, TAMPERED
+
+
+def add_notes(grade: Grade, tree: Path) -> None:
+    """Set the grade's notes and its edits outside the regions, from its outcomes and tree."""
+    tampered = next(
+        (o.message for o in grade.outcomes.values() if o.message.startswith(TAMPERED)), ""
+    )
+    grade.notes = [note for note in (tampered, postgres_note(grade)) if note]
+    grade.outside_regions = edits_outside_regions(tree)
+    if grade.outside_regions:
+        grade.notes.append(edits_note(grade.outside_regions))
+
+
+def postgres_note(grade: Grade) -> str:
+    """One reason when all six Postgres checks failed for it (no migration, migration failed)."""
+    outcomes = [grade.outcomes.get(f"postgres-{n}") for n in CHECK_NUMBERS]
+    failed = [o for o in outcomes if o is not None and o.status == "fail"]
+    messages = {o.message for o in failed}
+    if len(failed) == len(CHECK_NUMBERS) and len(messages) == 1:
+        return ON_POSTGRES + messages.pop()
+    return ""

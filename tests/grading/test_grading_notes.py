@@ -1,0 +1,121 @@
+"""The notes on a grade: edits outside the regions, a tree that rewrites its grader, Postgres."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from labs.grading.edits import edits_outside_regions
+from labs.grading.grader import Grader
+from labs.grading.isolate import check_outcomes
+from labs.grading.results import results_json
+from labs.trees import REPO_ROOT
+from tests.grading import submissions as make
+
+# What a learner could put in the tree's __init__.py to pass every check without solving any.
+FULL_MARKS_PATCH = """
+import labs.runner as _runner
+
+_real_run_one = _runner.run_one
+
+
+def _always_pass(tree, store_kind, store, check):
+    result = _real_run_one(tree, store_kind, store, check)
+    result.passed = True
+    return result
+
+
+_runner.run_one = _always_pass
+"""
+
+
+def append_to(path: Path, text: str) -> int:
+    """Add lines at the end of a file; return the number of the first line added."""
+    before = path.read_text(encoding="utf-8")
+    path.write_text(before + text, encoding="utf-8")
+    return before.count("\n") + 1
+
+
+def test_a_copy_edited_only_inside_its_regions_has_no_edits_outside(tmp_path: Path) -> None:
+    """Solving every TODO is not an edit outside the regions."""
+    tree = make.fixed(tmp_path / "ada") / "starter"
+    assert edits_outside_regions(tree) == []
+
+
+def test_edits_outside_the_regions_are_listed_by_file_and_line(tmp_path: Path) -> None:
+    """A changed line, a deleted file and a new module are each named; migrations are not."""
+    tree = make.fixed(tmp_path / "ada") / "starter"
+    line = append_to(tree / "gateway" / "routes.py", "\n# a note of my own\n")
+    (tree / "worker" / "__main__.py").unlink()
+    (tree / "shared" / "extra.py").write_text("X = 1\n", encoding="utf-8")
+    (tree / "migrations").mkdir()
+    (tree / "migrations" / "0001_mine.py").write_text("revision = '1'\n", encoding="utf-8")
+    assert edits_outside_regions(tree) == [
+        "worker/__main__.py: deleted",
+        "shared/extra.py:1: a new file",
+        f"gateway/routes.py:{line}-{line + 1}",
+    ]
+
+
+def test_a_harmless_edit_keeps_its_points_and_is_noted(tmp_path: Path) -> None:
+    """Legitimate work is never zeroed: six passes on memory, and a note naming the line."""
+    tree = make.fixed(tmp_path / "ada") / "starter"
+    line = append_to(tree / "shared" / "keys.py", "# checked by hand\n")
+    outcomes = check_outcomes(tree, timeout=20.0)
+    assert {o.status for o in outcomes.values()} == {"pass"}
+    grade = Grader(tree, timeout=20.0).grade("ada")
+    assert grade.outside_regions == [f"shared/keys.py:{line}"]
+    assert f"shared/keys.py:{line}" in grade.note
+    assert f"shared/keys.py:{line}" in str(results_json(grade)["message"])
+    assert results_json(grade)["outside_regions"] == [f"shared/keys.py:{line}"]
+
+
+def test_a_tree_that_replaces_the_runner_is_caught_not_given_full_marks(tmp_path: Path) -> None:
+    """Patching labs.runner.run_one at import fails all six loudly, and names the edit."""
+    tree = make.starter_copy(tmp_path / "mal")
+    line = append_to(tree / "__init__.py", FULL_MARKS_PATCH)
+    grade = Grader(tree, timeout=20.0).grade("mal")
+    memory = [grade.outcomes[f"memory-{n}"] for n in range(1, 7)]
+    assert {o.status for o in memory} == {"fail"}
+    assert all("labs.runner.run_one" in o.message for o in memory)
+    assert "replaced the lab kit's own labs.runner.run_one" in grade.note
+    assert f"__init__.py:{line}" in grade.note
+    assert "labs.runner.run_one" in str(results_json(grade)["message"])
+
+
+def test_a_check_rewritten_from_inside_a_region_is_caught_too(tmp_path: Path) -> None:
+    """Code in a TODO region that swaps a check's code mid-run fails every check."""
+    tree = make.starter_copy(tmp_path / "mal")
+    make.replace_in(
+        tree / "shared" / "states.py",
+        r"(# TODO\(check 4\).*?\n)",
+        r"\1import labs.checks as _c\n_c.CHECKS[3].run.__code__ = (lambda ctx: None).__code__\n",
+    )
+    assert edits_outside_regions(tree) == []  # inside a region: only the probe can see it
+    outcomes = check_outcomes(tree, timeout=20.0)
+    assert {o.status for o in outcomes.values()} == {"fail"}
+    assert all("labs.checks.CHECKS[4].run" in o.message for o in outcomes.values())
+
+
+def test_a_submission_without_a_migration_says_why_postgres_failed(
+    tmp_path: Path, fresh_database: str
+) -> None:
+    """The grade command puts the Postgres reason in the note and counts the submission."""
+    make.fixed(tmp_path / "cho")
+    out = tmp_path / "grades"
+    done = subprocess.run(
+        [sys.executable, "-m", "labs", "grade", "--out", str(out), str(tmp_path / "cho")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "DATABASE_URL": fresh_database},
+    )
+    assert done.returncode == 0, done.stderr
+    reason = "no migration of the tree's own to apply to Postgres"
+    row = next(line for line in done.stdout.splitlines() if line.startswith("cho"))
+    assert reason in row
+    assert "1 with problems" in done.stdout
+    assert reason in (out / "grades.md").read_text(encoding="utf-8")
