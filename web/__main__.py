@@ -8,6 +8,22 @@ import os
 from . import create_app
 from .hosts import ENV_VAR, trusted_from_env
 
+HIGHEST_PORT = 65535
+
+
+def port_number(text: str) -> int:
+    """A TCP port from 1 to 65535; anything else is an argparse error naming --port."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    # Port 0 would let the kernel choose, and the banner would announce :0.
+    if not 1 <= port <= HIGHEST_PORT:
+        raise argparse.ArgumentTypeError(
+            f"must be a port number from 1 to {HIGHEST_PORT}, not {text!r}"
+        )
+    return port
+
 
 def main(argv: list[str] | None = None) -> int:
     """Parse --host and --port, then serve until interrupted."""
@@ -18,7 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     # Loopback by default: the dashboard can rewrite runs and run code, so it is not for a LAN.
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=5000, help="port to listen on (default 5000)")
+    parser.add_argument(
+        "--port", type=port_number, default=5000, help="port to listen on, 1-65535 (default 5000)"
+    )
     parser.add_argument(
         "--trusted-host",
         action="append",

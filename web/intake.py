@@ -11,20 +11,18 @@ from flask import Flask
 
 from .journal import Entry, Journal
 from .outcome import Outcome
-from .safety import FormError
+from .sent import SentRuns
 
 
-class Intake:
+class Intake(SentRuns):
     """The gateway side of a bench: POST /sessions and POST /chat through the tree's app."""
 
     name: str
     gateway: Flask
     journal: Journal
-    will_fail: set[str]
-    _requests: dict[str, dict[str, str]]  # run id -> the body that created it
     _session_id: str | None
-    _lock: threading.Lock
     unavailable: type[Exception]  # the tree's StoreUnavailableError
+    session_not_found: type[Exception]  # the tree's SessionNotFoundError
 
     last: Outcome | None
 
@@ -39,6 +37,8 @@ class Intake:
 
     def _session(self) -> str:
         with self._lock:
+            if self._session_id is not None and not self._session_exists(self._session_id):
+                self._session_id = None  # it left with the database's rows: open a new one
             if self._session_id is None:
                 answer = self.gateway.test_client().post(
                     "/sessions", json={"userId": "dashboard", "title": f"{self.name} bench"}
@@ -51,6 +51,13 @@ class Intake:
                 self._session_id = str(body["sessionId"])
             return self._session_id
 
+    def _session_exists(self, session_id: str) -> bool:
+        try:
+            self.store.get_session(session_id)
+        except self.session_not_found:
+            return False
+        return True
+
     def _record_answer(
         self, body: dict[str, str], status: int, answer: dict[str, Any], replayed: bool
     ) -> str | None:
@@ -59,6 +66,8 @@ class Intake:
             return None
         with self._lock:
             self._requests.setdefault(run_id, body)
+            if not replayed:  # a new run: the notice about runs that left has been seen
+                self._dropped = 0
         outcome = "replayed" if replayed else "accepted"
         detail = "same request again: the existing run came back" if replayed else "new run"
         self.journal.add(Entry(run_id, "gateway", "create", outcome, detail, target="pending"))
@@ -84,6 +93,7 @@ class Intake:
 
     def send_again(self, run_id: str) -> Outcome:
         """Repeat the exact request that created run_id, as a client retry would."""
+        self.stored_run(run_id)  # a retry of a run the database lost would make a new one
         body = self._request_of(run_id)
         status, answer, replayed = self._post_chat(body)
         again = self._record_answer(body, status, answer, replayed)
@@ -127,9 +137,3 @@ class Intake:
         if len(distinct) == 1:
             return self._remember(Outcome("ok", text + f": all got {distinct.pop()}"))
         return self._remember(Outcome("warn", text + ": one message became several runs"))
-
-    def _request_of(self, run_id: str) -> dict[str, str]:
-        with self._lock:
-            if run_id not in self._requests:
-                raise FormError("run", f"no run {run_id!r} was sent from this bench")
-            return dict(self._requests[run_id])

@@ -16,11 +16,16 @@ SAME_SITE = frozenset({"same-origin", "none"})
 
 
 class FormError(Exception):
-    """A form field is missing or wrong; the message names the field."""
+    """A form field is missing or wrong; the message names the field.
 
-    def __init__(self, field: str, message: str) -> None:
+    status is the HTTP status of the answer: 400, or 404 when the field names
+    something (a run) that no longer exists.
+    """
+
+    def __init__(self, field: str, message: str, *, status: int = 400) -> None:
         self.field = field
         self.message = message
+        self.status = status
         super().__init__(f"{field}: {message}")
 
 

@@ -55,8 +55,10 @@ def tree_copy(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def both_trees_template(
     pg_cluster: TempCluster, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[str, str]:
-    """A database with both trees migrated, to copy per test; returns (name, starter revision).
+) -> tuple[str, str, Path]:
+    """A database with both trees migrated, to copy per test.
+
+    Returns its name, the starter's revision, and the folder holding that revision.
 
     The solution gets its reference migration; the starter gets one generated from its
     schema as shipped (no unique constraints yet), as a learner's first attempt would.
@@ -69,12 +71,12 @@ def both_trees_template(
     migrate(url, "starter", versions)
     revision = latest_migration("starter", versions)
     assert revision, "the starter's generated migration has a revision"
-    return name, revision
+    return name, revision, versions
 
 
 @pytest.fixture
 def both_trees_database(
-    pg_cluster: TempCluster, both_trees_template: tuple[str, str]
+    pg_cluster: TempCluster, both_trees_template: tuple[str, str, Path]
 ) -> Iterator[str]:
     """The URL of a fresh database where both trees' tables exist, empty."""
     name = clone_database(pg_cluster, both_trees_template[0])
@@ -83,9 +85,15 @@ def both_trees_database(
 
 
 @pytest.fixture
-def starter_revision(both_trees_template: tuple[str, str]) -> str:
+def starter_revision(both_trees_template: tuple[str, str, Path]) -> str:
     """The revision of the starter's generated migration in both_trees_database."""
     return both_trees_template[1]
+
+
+@pytest.fixture
+def tree_versions(both_trees_template: tuple[str, str, Path]) -> dict[str, Path | None]:
+    """Where alembic finds each tree's migrations in both_trees_database (None: the default)."""
+    return {"solution": None, "starter": both_trees_template[2]}
 
 
 @pytest.fixture

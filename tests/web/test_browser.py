@@ -120,3 +120,18 @@ def test_the_diff_and_database_views_render(page: Any, live_url: str) -> None:
     page.goto(f"{live_url}/database")
     assert page.locator("#no-database").is_visible()
     screenshot(page, "database-unconfigured")
+
+
+def test_a_refused_message_card_keeps_its_run_id_inside_the_box(page: Any, live_url: str) -> None:
+    """On the run page, the REFUSED card's text (a 26-letter run id) wraps within the card."""
+    page.goto(f"{live_url}/runs/solution")
+    run_id = send(page, "wrap-1")
+    page.click(f'tr[data-run="{run_id}"] button.dupseq')
+    page.wait_for_selector('#last-outcome:has-text("REFUSED")')
+    page.goto(f"{live_url}/runs/solution/{run_id}")
+    card = page.locator(".strip .cell.refused")
+    assert run_id in card.inner_text()
+    overflowing = page.locator(".strip .cell, .strip .cell *").evaluate_all(
+        "cells => cells.filter(c => c.scrollWidth > c.clientWidth + 1).length"
+    )
+    assert overflowing == 0

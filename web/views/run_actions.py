@@ -7,8 +7,9 @@ from collections.abc import Callable
 from flask import Blueprint, Response
 
 from .. import forms
-from ..bench import STATES, Bench
+from ..bench import Bench
 from ..lab import lab
+from ..moves import STATES
 from ..safety import FormError
 from .runs import PACES, render_runs
 
@@ -17,12 +18,13 @@ MAX_COPIES = 32
 
 
 def act(tree: str, action: Callable[[Bench], object]) -> Response:
-    """Do one thing on the tree's bench; a bad field or a stopped store is a visible error."""
+    """Do one thing on the tree's bench; a bad field, a vanished run or a stopped store is a
+    visible error."""
     bench = lab().bench(tree)
     try:
         action(bench)
     except FormError as error:
-        return render_runs(tree, error.message)
+        return render_runs(tree, error.message, error.status)
     except bench.unavailable as error:  # Postgres stopped: say so instead of a 500
         return render_runs(tree, bench.down(error), 503)
     return render_runs(tree)

@@ -9,6 +9,7 @@ from flask import Blueprint, Response, abort
 from ..bench import MOVING
 from ..lab import lab
 from ..render import render_view
+from ..safety import FormError
 from ..strip import message_strip
 
 bp = Blueprint("run_detail", __name__, url_prefix="/runs/<tree>")
@@ -17,11 +18,11 @@ bp = Blueprint("run_detail", __name__, url_prefix="/runs/<tree>")
 def run_context(tree: str, run_id: str) -> dict[str, Any]:
     """What the run page and its fragment show."""
     bench = lab().bench(tree)
-    if run_id not in bench.run_ids():
-        abort(404, f"no run {run_id!r} was sent from the {tree} bench")
     try:
-        run = bench.store.get_run(run_id)
+        run = bench.stored_run(run_id)
         messages = bench.store.messages_for_run(run_id)
+    except FormError as error:  # never sent from this bench, or gone from the database
+        abort(404, f"{tree} bench: {error.message}")
     except bench.unavailable as error:  # Postgres stopped: the error page, not a 500
         abort(503, bench.down(error))
     entries = bench.journal.entries(run_id)

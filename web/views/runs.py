@@ -6,8 +6,8 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, url_for
 
-from ..bench import LESSON_ALLOWED
 from ..lab import lab
+from ..moves import LESSON_ALLOWED
 from ..render import render_view
 from ..state_graph import draw_graph
 

@@ -1,0 +1,38 @@
+"""What the runs view says when the store cannot serve: worded by cause, with the fix."""
+
+from __future__ import annotations
+
+import pytest
+from flask import Flask
+
+from solution.infra.sql_refusals import TABLES, missing_tables
+
+CANNOT_REACH = "cannot reach the database at 127.0.0.1:5432/koda: connection refused"
+
+
+@pytest.mark.parametrize("missing", [list(TABLES), ["messages"]])
+def test_missing_tables_ask_for_the_alembic_command_the_store_names(
+    app: Flask, missing: list[str]
+) -> None:
+    """Tables missing: run the store's alembic command, then reload; nothing about starting."""
+    bench = app.extensions["mini_koda_lab"].bench("solution")
+    said = bench.down(bench.unavailable(missing_tables("solution", missing)))
+    assert said.endswith("run `alembic -x tree=solution upgrade head`, then reload")
+    assert "start the database" not in said
+
+
+@pytest.mark.parametrize("reason", [CANNOT_REACH, "POST /sessions answered 503: " + CANNOT_REACH])
+def test_an_unreachable_database_asks_to_start_it(app: Flask, reason: str) -> None:
+    """Database unreachable: start it again and reload; no alembic command is suggested."""
+    bench = app.extensions["mini_koda_lab"].bench("solution")
+    said = bench.down(bench.unavailable(reason))
+    assert "did not answer" in said and said.endswith("start the database again and reload")
+    assert "alembic" not in said.replace(reason, "")
+
+
+def test_another_outage_asks_only_to_try_again(app: Flask) -> None:
+    """A busy pool is neither cause: the notice asks to reload, not to start or migrate."""
+    bench = app.extensions["mini_koda_lab"].bench("solution")
+    said = bench.down(bench.unavailable("every database connection is busy: try again shortly"))
+    assert said.endswith("reload to try again")
+    assert "start the database" not in said and "alembic" not in said

@@ -1,0 +1,141 @@
+"""The lesson's moves on one bench: transitions and messages through the tree's own store.
+
+Each attempt is journalled with what the store said, so the page can show a
+refusal, or a move the lesson forbids that went through anyway.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from solution.shared.states import ALLOWED as LESSON_ALLOWED_STATUSES
+
+from .intake import Intake
+from .journal import Entry
+from .outcome import Outcome
+from .safety import FormError
+
+# The lesson's allowlist (the reference one). Buttons offer these moves on both trees,
+# and a move outside it that a tree accepts anyway is journalled as illegal.
+LESSON_ALLOWED: dict[str, list[str]] = {
+    str(state): sorted(str(t) for t in targets)
+    for state, targets in LESSON_ALLOWED_STATUSES.items()
+}
+STATES = [str(state) for state in LESSON_ALLOWED_STATUSES]
+
+
+class LessonMoves(Intake):
+    """The buttons that provoke the lesson: advance, force done -> running, duplicate a seq."""
+
+    tree: Any  # labs.trees.Tree: its modules are looked up by name
+
+    def move(self, run_id: str, source: str, target: str, actor: str) -> Entry:
+        """Ask the store for source -> target and journal what it said."""
+        statuses = self.tree.module("shared.states").RunStatus
+        try:
+            self.store.transition(run_id, statuses(source), statuses(target))
+        except self.unavailable:  # not a refusal: the store did not answer at all
+            raise
+        except Exception as error:  # the tree's typed errors, or a learner's bug
+            return self.journal.add(
+                Entry(
+                    run_id,
+                    actor,
+                    "transition",
+                    "refused",
+                    f"{type(error).__name__}: {error}",
+                    source,
+                    target,
+                )
+            )
+        if target in LESSON_ALLOWED[source]:
+            return self.journal.add(
+                Entry(run_id, actor, "transition", "accepted", "", source, target)
+            )
+        return self.journal.add(
+            Entry(
+                run_id,
+                actor,
+                "transition",
+                "illegal",
+                "went through, though the allowlist forbids it",
+                source,
+                target,
+            )
+        )
+
+    def append(self, run_id: str, seq: int, role: str, content: str, actor: str) -> Entry:
+        """Write a message at seq and journal whether the store took it."""
+        try:
+            session_id = self.store.get_run(run_id).session_id
+            self.store.append_message(session_id, run_id, role, content, seq)
+        except self.unavailable:  # not a refusal: the store did not answer at all
+            raise
+        except Exception as error:  # DuplicateMessageError is the expected one
+            return self.journal.add(
+                Entry(
+                    run_id, actor, "message", "refused", f"{type(error).__name__}: {error}", seq=seq
+                )
+            )
+        taken = sum(1 for m in self.store.messages_for_run(run_id) if m.seq == seq)
+        if taken > 1:
+            return self.journal.add(
+                Entry(
+                    run_id,
+                    actor,
+                    "message",
+                    "duplicate",
+                    f"stored beside {taken - 1} other(s) at seq {seq}",
+                    seq=seq,
+                )
+            )
+        return self.journal.add(Entry(run_id, actor, "message", "accepted", content, seq=seq))
+
+    def status_of(self, run_id: str) -> str:
+        """The run's status as the store reports it now (FormError if it left the database)."""
+        return str(self.stored_run(run_id).status)
+
+    def advance(self, run_id: str, target: str) -> Outcome:
+        """Move a run to one of the next states the lesson's allowlist offers."""
+        current = self.status_of(run_id)
+        if target not in LESSON_ALLOWED[current]:
+            offered = ", ".join(LESSON_ALLOWED[current]) or "nothing (terminal)"
+            raise FormError(
+                "target",
+                f"{current} → {target!r} is not offered; from {current} the choices are: {offered}",
+            )
+        return self._outcome_of(self.move(run_id, current, target, "dashboard"))
+
+    def force_back(self, run_id: str) -> Outcome:
+        """Try the move the lesson forbids: done -> running."""
+        current = self.status_of(run_id)
+        if current != "done":
+            raise FormError("run", f"force done → running needs a done run; it is {current}")
+        return self._outcome_of(self.move(run_id, "done", "running", "dashboard"))
+
+    def duplicate_seq(self, run_id: str) -> Outcome:
+        """Write a second message at a seq the run already has (seq 0 if it has none)."""
+        self.stored_run(run_id)
+        seqs = [m.seq for m in self.store.messages_for_run(run_id)]
+        if not seqs:
+            self.append(run_id, 0, "assistant", "first write at seq 0", "dashboard")
+        seq = max(seqs, default=0)
+        return self._outcome_of(
+            self.append(run_id, seq, "assistant", f"second write at seq {seq}", "dashboard")
+        )
+
+    def _outcome_of(self, entry: Entry) -> Outcome:
+        what = (
+            f"{entry.source} → {entry.target}"
+            if entry.action == "transition"
+            else f"message at seq {entry.seq}"
+        )
+        tone = {"accepted": "ok", "refused": "refused"}.get(entry.outcome, "warn")
+        words = {
+            "accepted": "accepted",
+            "refused": "REFUSED",
+            "illegal": "WENT THROUGH (illegal)",
+            "duplicate": "STORED TWICE",
+        }
+        text = f"run {entry.run_id}: {what} {words[entry.outcome]}"
+        return self._remember(Outcome(tone, text + (f": {entry.detail}" if entry.detail else "")))

@@ -1,0 +1,79 @@
+"""The runs a bench sent, remembered with the request that made each, until the database
+loses them (rows deleted, tables dropped and migrated again): then they are forgotten,
+and the runs view says so in one line instead of failing."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from .safety import FormError
+
+
+class SentRuns:
+    """Which runs a bench sent, and which of them are gone from the database."""
+
+    store: Any
+    will_fail: set[str]
+    run_not_found: type[Exception]  # the tree's RunNotFoundError
+    _requests: dict[str, dict[str, str]]  # run id -> the body that created it
+    _lock: threading.Lock
+    # Runs the database no longer holds, and how many left since the last new run.
+    _gone: set[str]
+    _dropped: int
+
+    def run_ids(self) -> list[str]:
+        """Runs sent from this bench and still in the database as far as it knows, newest first."""
+        with self._lock:
+            return list(reversed(self._requests))
+
+    def stored_run(self, run_id: str) -> Any:
+        """The run as the store holds it now; FormError if it was not sent here or is gone."""
+        self._request_of(run_id)
+        try:
+            return self.store.get_run(run_id)
+        except self.run_not_found:
+            self.forget([run_id])
+            raise FormError("run", gone(run_id), status=404) from None
+
+    def forget(self, run_ids: Iterable[str]) -> None:
+        """Drop runs the database no longer holds from the table, counting them for the notice."""
+        with self._lock:
+            for run_id in run_ids:
+                if self._requests.pop(run_id, None) is not None:
+                    self._gone.add(run_id)
+                    self._dropped += 1
+                self.will_fail.discard(run_id)
+
+    @property
+    def gone_notice(self) -> str:
+        """One line about the runs that left the database since the last new run, or ''."""
+        count = self._dropped
+        if not count:
+            return ""
+        runs = (
+            "1 run sent from this bench is"
+            if count == 1
+            else f"{count} runs sent from this bench are"
+        )
+        return (
+            f"{runs} no longer in the database (rows deleted, or the tables dropped and "
+            "migrated again): dropped from the table"
+        )
+
+    def _request_of(self, run_id: str) -> dict[str, str]:
+        with self._lock:
+            if run_id in self._gone:
+                raise FormError("run", gone(run_id), status=404)
+            if run_id not in self._requests:
+                raise FormError("run", f"no run {run_id!r} was sent from this bench")
+            return dict(self._requests[run_id])
+
+
+def gone(run_id: str) -> str:
+    """Why a run the bench sent cannot be shown or moved any more."""
+    return (
+        f"run {run_id} is no longer in the database (its rows were deleted, or the tables "
+        "dropped and migrated again)"
+    )
