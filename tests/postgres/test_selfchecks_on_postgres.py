@@ -42,7 +42,7 @@ def test_before_any_migration_the_starter_gets_one_sentence(fresh_database: str)
     assert done.returncode == 1
     assert "Traceback" not in done.stdout + done.stderr
     (sentence,) = [line for line in done.stdout.splitlines() if "could not run" in line]
-    assert 'schema "starter" is missing' in sentence
+    assert 'the starter tree has no tables in schema "starter"' in sentence
     assert "`alembic -x tree=starter upgrade head`" in sentence
 
 

@@ -15,7 +15,7 @@ from tests.postgres.conftest import migrate, unfixed_starter_migration
 
 
 def test_before_any_migration_ping_names_the_tree_and_the_command(fresh_database: str) -> None:
-    """One sentence says whose schema is missing and the exact command that creates it."""
+    """One sentence says whose tables are missing and the exact command that creates them."""
     store = SqlStore(fresh_database, schema="solution")
     with pytest.raises(StoreUnavailableError) as missing:
         store.ping()

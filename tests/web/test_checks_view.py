@@ -16,7 +16,7 @@ from labs.extra_checks import EXTRA_CHECKS
 from labs.trees import REPO_ROOT
 
 from .conftest import make_app
-from .helpers import HTMX, check_statuses, failing_checks, form_error
+from .pages import HTMX, check_statuses, failing_checks, form_error
 
 # What the lab promises: the starter as shipped fails exactly these; the solution none.
 PROMISED_FAILURES = {"starter": {"3", "4", "5"}, "solution": set()}

@@ -14,7 +14,7 @@ from tests.postgres.conftest import migrate
 from tests.support.pgcluster import TempCluster
 
 from .conftest import make_app
-from .helpers import HTMX
+from .pages import HTMX
 
 pytestmark = pytest.mark.postgres
 TREES = ("starter", "solution")

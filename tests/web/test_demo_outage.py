@@ -20,7 +20,7 @@ from labs.pgcluster import Autocommit, TempCluster, find_bindir
 from tests.postgres.conftest import migrate
 
 from .conftest import make_app
-from .helpers import HTMX, send, wait_for
+from .pages import HTMX, send, wait_for
 
 
 class FlakyStore:

@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 from labs.diff import tree_diff
 
 from .conftest import make_app
-from .helpers import HTMX
+from .pages import HTMX
 
 
 def test_the_diff_shows_every_hunk_under_its_check(client: FlaskClient) -> None:

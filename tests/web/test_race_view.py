@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from labs.race import GUARDED, NAIVE, run_race
 
 from .conftest import make_app
-from .helpers import HTMX, form_error
+from .pages import HTMX, form_error
 
 # Enough racers to show the duplicates, a pause long enough to make them certain, and quick.
 SMALL_RACE = {"requests": "6", "delay_ms": "40"}

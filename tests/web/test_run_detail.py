@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 from web.journal import Entry
 from web.strip import message_strip
 
-from .helpers import HTMX, send
+from .pages import HTMX, send
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 
 from tests.support.pgcluster import TempCluster
 
-from .helpers import HTMX, finish, last_outcome, run_ids, send, status_of, wait_for
+from .pages import HTMX, finish, last_outcome, run_ids, send, status_of, wait_for
 
 pytestmark = pytest.mark.postgres
 TREES = ["starter", "solution"]

@@ -7,7 +7,7 @@ import re
 import pytest
 from flask.testing import FlaskClient
 
-from .helpers import HTMX, finish, form_error, last_outcome, run_ids, send, status_of, wait_for
+from .pages import HTMX, finish, form_error, last_outcome, run_ids, send, status_of, wait_for
 
 TREES = ["starter", "solution"]
 # What each tree does with the lesson's provocations: the starter lets them through.

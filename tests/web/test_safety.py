@@ -14,7 +14,7 @@ from web.hosts import ENV_VAR
 from web.render import render_view
 
 from .conftest import make_app
-from .helpers import HTMX, form_error, run_ids
+from .pages import HTMX, form_error, run_ids
 
 CROSS_SITE = [
     {"Sec-Fetch-Site": "cross-site"},

@@ -18,7 +18,7 @@ from flask.testing import FlaskClient
 from labs.pgcluster import Autocommit
 from tests.postgres.conftest import alembic_config, migrate
 
-from .helpers import HTMX, form_error, run_ids, send
+from .pages import HTMX, form_error, run_ids, send
 
 pytestmark = pytest.mark.postgres
 TREES = ["starter", "solution"]
