@@ -35,6 +35,17 @@ def pg_cluster() -> Iterator[TempCluster]:
 
 
 @pytest.fixture
+def own_cluster(pg_cluster: TempCluster) -> Iterator[TempCluster]:
+    """A cluster of this test's own, for tests that stop Postgres: the shared one stays up."""
+    cluster = TempCluster(pg_cluster.bindir)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.destroy()
+
+
+@pytest.fixture
 def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
     """The URL of a new empty database, dropped after the test."""
     name = f"koda_test_{uuid.uuid4().hex[:12]}"

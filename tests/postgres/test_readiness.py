@@ -14,17 +14,6 @@ from tests.support.pgcluster import TempCluster
 
 
 @pytest.fixture
-def own_cluster(pg_cluster: TempCluster) -> Iterator[TempCluster]:
-    """A cluster of this test's own, so stopping it leaves every other test's alone."""
-    cluster = TempCluster(pg_cluster.bindir)
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.destroy()
-
-
-@pytest.fixture
 def gateway(own_cluster: TempCluster) -> Iterator[FlaskClient]:
     """The solution's gateway on a migrated database in own_cluster."""
     url = own_cluster.create_database("koda")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import psycopg2
@@ -15,7 +14,7 @@ from labs.bench.httpclient import Answer
 from labs.bench.server import GatewayServer
 from labs.scratchdb import migrate
 from tests.reliability.conftest import GATEWAY
-from tests.support.pgcluster import TempCluster, find_bindir
+from tests.support.pgcluster import TempCluster
 
 CLIENTS = 4
 ENOUGH = 25  # answers to see in each phase before moving on
@@ -69,20 +68,6 @@ class Steady:
             assert not self.failures, self.failures[:3]
             time.sleep(0.02)
         return time.monotonic() - started
-
-
-@pytest.fixture
-def own_cluster() -> Iterator[TempCluster]:
-    """A Postgres cluster for this test alone, since the test stops it."""
-    bindir = find_bindir()
-    if bindir is None:
-        pytest.skip("no PostgreSQL server binaries")
-    cluster = TempCluster(bindir)
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.destroy()
 
 
 def once(server: GatewayServer, path: str, payload: object = None) -> Answer:

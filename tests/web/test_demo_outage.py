@@ -16,7 +16,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from labs.pgcluster import Autocommit, TempCluster, find_bindir
+from labs.pgcluster import Autocommit, TempCluster
 from tests.postgres.conftest import migrate
 
 from .conftest import make_app
@@ -110,20 +110,6 @@ def test_a_store_down_between_runs_is_shown_and_waited_out(demo_app: Flask) -> N
     flaky.come_back()
     run_id, _ = send(client, "solution", client_id="after")
     wait_for(client, f"/runs/solution/{run_id}", r'id="run-status"[^>]*>\s*done')
-
-
-@pytest.fixture
-def own_cluster() -> Iterator[TempCluster]:
-    """A Postgres cluster of this test's own, so stopping it leaves every other test's alone."""
-    bindir = find_bindir()
-    if bindir is None:  # in CI the session hook turns this skip into a failed run
-        pytest.skip("no PostgreSQL server binaries found (apt-get install postgresql)")
-    cluster = TempCluster(bindir)
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.destroy()
 
 
 def started_at(cluster: TempCluster) -> object:
