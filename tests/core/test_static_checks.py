@@ -31,3 +31,15 @@ def test_the_code_is_ruff_clean_and_formatted() -> None:
     for command in (("check", "."), ("format", "--check", ".")):
         result = run(sys.executable, "-m", "ruff", *command)
         assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_grading_extra_has_every_plugin_the_pytest_settings_need() -> None:
+    """`pip install -e '.[grading]'` is enough for pytest to read this project's settings."""
+    import tomllib
+
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
+    grading = " ".join(project["project"]["optional-dependencies"]["grading"])
+    settings = project["tool"]["pytest"]["ini_options"]
+    assert "pytest>=" in grading
+    if "timeout" in settings:
+        assert "pytest-timeout" in grading
