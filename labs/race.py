@@ -114,14 +114,20 @@ def _create_tables(connection: psycopg2.extensions.connection, schema: str) -> N
         cursor.execute(f"CREATE TABLE {schema}.guarded_runs ({columns}, UNIQUE (idempotency_key))")
 
 
+def _holder(cursor: psycopg2.extensions.cursor, table: str, key: str) -> str | None:
+    """The id of the run holding key, if one does: the check both paths make first."""
+    cursor.execute(f"SELECT id FROM {table} WHERE idempotency_key = %s", (key,))
+    found = cursor.fetchone()
+    return str(found[0]) if found else None
+
+
 def _check_then_insert(
     cursor: psycopg2.extensions.cursor, table: str, key: str, delay: float
 ) -> str:
     """The anti-pattern: between the SELECT and the INSERT, anyone may insert too."""
-    cursor.execute(f"SELECT id FROM {table} WHERE idempotency_key = %s", (key,))
-    found = cursor.fetchone()
-    if found:
-        return str(found[0])
+    existing = _holder(cursor, table, key)
+    if existing is not None:
+        return existing
     time.sleep(delay)  # the window, held open on purpose
     run_id = str(ULID())
     cursor.execute(
@@ -135,10 +141,9 @@ def _insert_on_conflict(
     cursor: psycopg2.extensions.cursor, table: str, key: str, delay: float
 ) -> str:
     """The same check and the same window, but the constraint is the final arbiter."""
-    cursor.execute(f"SELECT id FROM {table} WHERE idempotency_key = %s", (key,))
-    found = cursor.fetchone()
-    if found:
-        return str(found[0])
+    existing = _holder(cursor, table, key)
+    if existing is not None:
+        return existing
     time.sleep(delay)
     cursor.execute(
         f"INSERT INTO {table} (id, idempotency_key, input) VALUES (%s, %s, %s) "
@@ -149,10 +154,9 @@ def _insert_on_conflict(
     if inserted:
         return str(inserted[0])
     # Zero rows: somebody else won; answer with their run.
-    cursor.execute(f"SELECT id FROM {table} WHERE idempotency_key = %s", (key,))
-    winner = cursor.fetchone()
+    winner = _holder(cursor, table, key)
     assert winner is not None, "the conflicting row must exist once the insert saw it"
-    return str(winner[0])
+    return winner
 
 
 def _race(

@@ -6,6 +6,7 @@ import os
 import subprocess
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -26,18 +27,18 @@ def pg_cluster() -> Iterator[TempCluster]:
         if IN_CI:
             pytest.fail("CI requires Postgres, but no server binaries were found")
         pytest.skip(NO_POSTGRES)
-    cluster = TempCluster(bindir)
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.destroy()
+    yield from running_cluster(bindir)
 
 
 @pytest.fixture
 def own_cluster(pg_cluster: TempCluster) -> Iterator[TempCluster]:
     """A cluster of this test's own, for tests that stop Postgres: the shared one stays up."""
-    cluster = TempCluster(pg_cluster.bindir)
+    yield from running_cluster(pg_cluster.bindir)
+
+
+def running_cluster(bindir: Path) -> Iterator[TempCluster]:
+    """Start a throwaway cluster, hand it over, and remove it whatever happened."""
+    cluster = TempCluster(bindir)
     try:
         cluster.start()
         yield cluster

@@ -69,14 +69,7 @@ def test_identical_requests_across_two_servers_create_one_run_every_time(
                     "clientMessageId": f"burst-{round_number}",
                 }
             )
-            assert {status for status, _ in answers} == {202}, answers
-            assert len({run_id for _, run_id in answers}) == 1, answers
-            rows = scalar(
-                migrated_database,
-                "SELECT count(*) FROM solution.runs WHERE session_id = %s",
-                session_id,
-            )
-            assert rows == 1, f"round {round_number}: {rows} runs for one message"
+            assert_one_run(answers, migrated_database, session_id, round_number)
     finally:
         burst.close()
 
@@ -94,14 +87,19 @@ def test_identical_requests_without_a_client_id_create_one_run_per_time_bucket(
             answers = burst.fire({"sessionId": session_id, "message": "same words again"})
             if time.time() // TIME_BUCKET_SECONDS != bucket:
                 continue  # the burst straddled a bucket boundary: two keys are right; redo it
-            assert {status for status, _ in answers} == {202}, answers
-            assert len({run_id for _, run_id in answers}) == 1, answers
-            rows = scalar(
-                migrated_database,
-                "SELECT count(*) FROM solution.runs WHERE session_id = %s",
-                session_id,
-            )
-            assert rows == 1, f"round {rounds}: {rows} runs for one message"
+            assert_one_run(answers, migrated_database, session_id, rounds)
             rounds += 1
     finally:
         burst.close()
+
+
+def assert_one_run(
+    answers: list[tuple[int, str | None]], database_url: str, session_id: str, round_number: int
+) -> None:
+    """Every answer a 202 with the same runId, and one row in runs for the session."""
+    assert {status for status, _ in answers} == {202}, answers
+    assert len({run_id for _, run_id in answers}) == 1, answers
+    rows = scalar(
+        database_url, "SELECT count(*) FROM solution.runs WHERE session_id = %s", session_id
+    )
+    assert rows == 1, f"round {round_number}: {rows} runs for one message"
