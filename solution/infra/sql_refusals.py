@@ -59,7 +59,9 @@ def psycopg2_url(url: str) -> str:
 def where(url: str) -> str:
     """host:port/database of a URL, for messages (never the password)."""
     parsed = make_url(url)
-    return f"{parsed.host or 'localhost'}:{parsed.port or 5432}/{parsed.database or ''}"
+    host = parsed.host or parsed.query.get("host") or "localhost"  # ?host=/dir: a socket
+    port = parsed.port or parsed.query.get("port") or 5432
+    return f"{host}:{port}/{parsed.database or ''}"
 
 
 def refuse_run(session_id: str) -> Refusal:
@@ -91,7 +93,9 @@ def translated(error: Exception, refuse: Refusal, schema: str, address: str) -> 
     if isinstance(error, ValueError):
         return InvalidValueError(f"the database cannot store this value: {error}")
     if isinstance(error, PoolTimeoutError):
-        return StoreUnavailableError("every database connection is busy: try again shortly")
+        return StoreUnavailableError(
+            "every database connection is busy: try again shortly", kind="connections busy"
+        )
     code = getattr(error.orig, "pgcode", None) if isinstance(error, DBAPIError) else None
     if code == NO_ARBITER:
         return MissingConstraintError("runs.idempotency_key has no unique constraint")
@@ -99,14 +103,18 @@ def translated(error: Exception, refuse: Refusal, schema: str, address: str) -> 
     if refusal is not None:
         return refusal
     if code in MISSING_TABLE:
-        return StoreUnavailableError(missing_tables(schema, list(TABLES)))
+        return StoreUnavailableError(missing_tables(schema, list(TABLES)), kind="schema missing")
     detail = str(getattr(error, "orig", None) or error).strip().splitlines()
     reason = detail[0] if detail else type(error).__name__
     if code is not None and code.startswith(DATA_EXCEPTION):
         return InvalidValueError(f"the database cannot store this value: {reason}")
     if isinstance(error, OperationalError) or getattr(error, "connection_invalidated", False):
-        return StoreUnavailableError(f"cannot reach the database at {address}: {reason}")
-    return StoreUnavailableError(f"the database refused the operation: {reason}")
+        return StoreUnavailableError(
+            f"cannot reach the database at {address}: {reason}", kind="database unreachable"
+        )
+    return StoreUnavailableError(
+        f"the database refused the operation: {reason}", kind="database error"
+    )
 
 
 def missing_tables(schema: str, missing: list[str]) -> str:
