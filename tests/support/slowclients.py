@@ -94,15 +94,15 @@ def probe(port: int, timeout: float) -> Probe:
     """Ask for /healthz, then make a session and POST /chat to it, each on a new connection."""
     result = Probe()
     session_id = "none"
-    steps = [
-        ("GET", "/healthz", lambda: b""),
-        ("POST", "/sessions", lambda: json.dumps({"userId": "ada"}).encode()),
-        ("POST", "/chat", lambda: json.dumps({"sessionId": session_id, "message": "hi"}).encode()),
-    ]
-    for method, path, body in steps:
+    for method, path in (("GET", "/healthz"), ("POST", "/sessions"), ("POST", "/chat")):
+        bodies = {
+            "/sessions": {"userId": "ada"},
+            "/chat": {"sessionId": session_id, "message": "hi"},
+        }
+        body = json.dumps(bodies[path]).encode() if path in bodies else b""
         started = time.monotonic()
         try:
-            answer = request(port, method, path, body(), timeout=timeout)
+            answer = request(port, method, path, body, timeout=timeout)
         except TimeoutError:
             result.statuses.append(None)
             result.seconds.append(time.monotonic() - started)
@@ -128,4 +128,5 @@ def main(tree: str = "solution", clients: int = 32, timeout: float = 10.0) -> No
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:2], *(int(a) for a in sys.argv[2:3]))
+    arguments = sys.argv[1:]
+    main(arguments[0] if arguments else "solution", int(arguments[1]) if arguments[1:] else 32)
