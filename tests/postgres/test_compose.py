@@ -6,6 +6,7 @@ from __future__ import annotations
 import configparser
 import os
 import re
+import runpy
 import subprocess
 from typing import Any
 
@@ -219,3 +220,19 @@ def test_the_init_script_makes_koda_an_owner_that_cannot_run_programs(
         cursor.execute("CREATE TABLE solution.t (line text)")
         with pytest.raises(psycopg2.errors.InsufficientPrivilege):
             cursor.execute("COPY solution.t FROM PROGRAM 'id'")
+
+
+def test_the_readme_production_steps_use_the_shipped_files_and_their_variables() -> None:
+    """README's "In production" renders the template with its own variables and runs the config."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    section = readme.split("## In production")[1].split("\n## ")[0]
+    template = (REPO_ROOT / "deploy" / "nginx" / "gateway.conf.template").read_text()
+    variables = set(re.findall(r"\$\{(\w+)\}", template))
+    assert variables == {"GATEWAY_UPSTREAM", "NGINX_LISTEN"}
+    for name in variables:
+        assert f"{name}=" in section and f"${{{name}}}" in section
+    assert "apt-get install -y nginx" in section
+    assert "gunicorn --config deploy/gunicorn.conf.py solution.gateway.wsgi:app" in section
+    config = runpy.run_path(str(REPO_ROOT / "deploy" / "gunicorn.conf.py"))
+    assert f"GATEWAY_UPSTREAM={config['bind']}" in section
+    assert config["worker_class"] == "gthread"
