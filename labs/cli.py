@@ -18,6 +18,8 @@ COMMAND_MODULES = [
     "labs.commands.race",
     "labs.commands.bench",
     "labs.commands.constraints",
+    "labs.commands.hint",
+    "labs.commands.reset",
 ]
 
 
