@@ -104,7 +104,7 @@ def test_missing_markers_are_named_and_nothing_changes(solved: Path) -> None:
     text = states.read_text().replace("# END(check 4)\n", "")
     states.write_text(text)
     keys_before = (solved / "shared" / "keys.py").read_text()
-    with pytest.raises(ResetError, match="states.py"):
+    with pytest.raises(ResetError, match=r"states\.py"):
         reset_check(solved, 4)
     assert states.read_text() == text
     assert (solved / "shared" / "keys.py").read_text() == keys_before
