@@ -20,6 +20,8 @@ COMMAND_MODULES = [
     "labs.commands.constraints",
     "labs.commands.hint",
     "labs.commands.reset",
+    "labs.commands.review",
+    "labs.commands.checklist",
 ]
 
 
