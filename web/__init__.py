@@ -52,7 +52,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
 
 def _register_views(app: Flask) -> None:
-    from .views import checks, database, diff, race, run_actions, run_detail, runs
+    from .views import checks, database, diff, race, review, run_actions, run_detail, runs
 
-    for module in (checks, runs, run_actions, run_detail, diff, database, race):
+    for module in (checks, runs, run_actions, run_detail, diff, database, race, review):
         app.register_blueprint(module.bp)

@@ -216,7 +216,7 @@ def verify_review(which: str) -> Verification:
     marks = questions.labels()
     title = question.question
     if saved.mark == "got":
-        return Verification("review", OK, phrase("review", "ok", question=title))
+        return Verification("review", OK, phrase("review", "ok", question=title, id=which))
     if not saved.mark:
         return Verification("review", NO, phrase("review", "unmarked", question=title, id=which))
     mark = marks[f"mark_{saved.mark}"]
