@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import time
 
 from ..trees import REPO_ROOT, tree_root
+
+PROGRESS_EVERY = 10.0  # seconds between "still type-checking" lines on a slow (cold) run
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,6 +45,26 @@ def typecheck_command(paths: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run mypy and pass its exit code on."""
+    """Run mypy and pass its exit code on, saying on stderr that it works while it does."""
     paths = [str(tree_root(spec)) for spec in args.trees]
-    return subprocess.call(typecheck_command(paths), cwd=REPO_ROOT)
+    cold = not (REPO_ROOT / ".mypy_cache").is_dir()
+    print(
+        f"type-checking {' and '.join(args.trees)} with mypy --strict"
+        + (" (the first run takes about 35 s; later runs reuse .mypy_cache)" if cold else "")
+        + " ...",
+        file=sys.stderr,
+        flush=True,
+    )
+    started = time.monotonic()
+    mypy = subprocess.Popen(typecheck_command(paths), cwd=REPO_ROOT)
+    try:
+        while True:
+            try:
+                return mypy.wait(timeout=PROGRESS_EVERY)
+            except subprocess.TimeoutExpired:
+                waited = time.monotonic() - started
+                print(f"... still type-checking ({waited:.0f} s)", file=sys.stderr, flush=True)
+    finally:
+        if mypy.poll() is None:  # interrupted: do not leave mypy running behind
+            mypy.kill()
+            mypy.wait()

@@ -112,8 +112,13 @@ def tier_to_show(root: Path, number: int, level: int | None = None) -> int:
     return tier
 
 
-def hint_lines(root: Path, number: int, tier: int, title: str) -> list[str]:
-    """The text of one tier for check N, then the places it points at, then what comes next."""
+def hint_lines(
+    root: Path, number: int, tier: int, title: str, *, next_label: str = "next"
+) -> list[str]:
+    """The text of one tier for check N, then the places it points at, then what comes next.
+
+    next_label names the line saying how to get the next tier ("next_key" in watch mode).
+    """
     data: dict[str, Any] = texts.load("hints")
     labels = data["labels"]
     entry = data["check"][str(number)]
@@ -127,7 +132,7 @@ def hint_lines(root: Path, number: int, tier: int, title: str) -> list[str]:
     )
     lines.append("")
     if tier < max(TIERS):
-        lines.append(labels["next"].format(label=labels[f"tier_{tier + 1}"]))
+        lines.append(labels[next_label].format(label=labels[f"tier_{tier + 1}"]))
     else:
         lines.append(texts.paragraph(labels["all_shown"].format(number=number)))
     return lines
