@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
 from labs.review import questions
 
+from .browser import browser, live_url, page, screenshot
 from .pages import HTMX
+
+__all__ = ["browser", "live_url", "page"]  # fixtures, imported so pytest finds them
 
 
 @pytest.fixture(autouse=True)
@@ -53,6 +57,14 @@ def test_marking_an_answer_keeps_the_mark_and_shows_it(client: FlaskClient) -> N
     saved = questions.saved_answers()["keys"]
     assert (saved.answer, saved.mark) == ("text ids", "partly")
     assert 'data-mark="partly"' in client.get("/review").text
+
+
+def test_marking_got_it_updates_the_count_on_the_page(client: FlaskClient) -> None:
+    """The htmx answer carries the "got it" count out of band; a plain page has it once."""
+    answer = client.post("/review/split/mark", data={"mark": "got"}, headers=HTMX).text
+    assert re.search(r'id="core-progress" hx-swap-oob="true">1 of 4', answer)
+    page = client.post("/review/split/mark", data={"mark": "got"}).text
+    assert page.count('id="core-progress"') == 1
 
 
 @pytest.mark.parametrize(
@@ -124,3 +136,22 @@ def test_ticking_an_item_yourself_marks_it_done(client: FlaskClient) -> None:
         "/review/checklist/tick", data={"item": "architecture", "ticked": ""}, headers=HTMX
     ).text
     assert statuses(unticked)["architecture"] == "unverified"
+
+
+@pytest.mark.browser
+def test_a_learner_answers_reveals_marks_and_sees_the_checklist(page: Any, live_url: str) -> None:
+    """In Chromium: type an answer, reveal, mark it; the checklist arrives verified."""
+    page.goto(f"{live_url}/review")
+    assert page.locator("#q-idempotent .analysis").count() == 0
+    page.fill("#answer-idempotent", "The unique constraint decides, not a check before the insert.")
+    page.click("#reveal-idempotent")
+    page.wait_for_selector("#q-idempotent .analysis")
+    assert page.locator("#q-idempotent .key-points li").count() == len(
+        questions.find("idempotent").key_points
+    )
+    page.click("#q-idempotent button[value=got]")
+    page.wait_for_selector('#q-idempotent[data-mark="got"]')
+    page.wait_for_selector("#checklist-summary", timeout=180_000)
+    assert "3 of 6 checks pass on the in-memory store" in page.inner_text("#item-lab")
+    assert 'question "idempotent" as got it' in page.inner_text("#item-scaling")
+    screenshot(page, "review")

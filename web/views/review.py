@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import htmx_flask  # type: ignore[import-untyped]
 from flask import Blueprint, Response, abort, current_app, request
 
 from labs.review import checklist, questions, texts
@@ -59,6 +60,7 @@ def review_context(revealed: str = "", form_error: str = "", error_for: str = ""
         "done": 0,
         "quick": False,
         "checklist_labels": texts.load("checklist")["labels"],
+        "progress_oob": False,
     }
 
 
@@ -69,8 +71,13 @@ def one_question(question_id: str, status: int = 200, form_error: str = "") -> R
     found = [row for row in context["rows"] if row["question"].id == question_id]
     if not found:
         abort(404, f"no review question {question_id!r}")
+    # An htmx answer also refreshes the count of questions marked "got it", out of band.
+    oob = bool(htmx_flask.request.htmx) and not htmx_flask.request.htmx.boosted
     return render_view(
-        "review.html", "partials/review_question.html", {**context, "row": found[0]}, status
+        "review.html",
+        "partials/review_question.html",
+        {**context, "row": found[0], "progress_oob": oob},
+        status,
     )
 
 
