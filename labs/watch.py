@@ -27,6 +27,7 @@ from .checks import CHECKS
 from .grading.criteria import Outcome
 from .grading.isolate import check_outcomes
 from .regions import IGNORED_DIRS, source_files
+from .review.texts import message
 
 Snapshot = dict[str, tuple[float, int]]
 
@@ -117,18 +118,27 @@ def syntax_outcomes(root: Path) -> dict[int, Outcome] | None:
         except OSError:  # deleted while we looked: the next change event reruns
             continue
         except (SyntaxError, ValueError) as error:
-            lines = [f"the checks could not run: {relative} does not parse:"]
             if isinstance(error, SyntaxError):
-                lines[0] += f" {type(error).__name__}: {error.msg} at line {error.lineno}"
+                kind, problem = type(error).__name__, error.msg
+                lines = [
+                    message(
+                        "watch",
+                        "does_not_parse",
+                        path=relative,
+                        kind=kind,
+                        problem=problem,
+                        line=error.lineno,
+                    )
+                ]
                 if error.text:
                     lines.append(f"  {relative}:{error.lineno}:  {error.text.rstrip()}")
                     if error.offset:
                         indent = len(f"  {relative}:{error.lineno}:  ") + error.offset - 1
                         lines.append(" " * indent + "^")
             else:
-                lines[0] += f" {error}"
-            message = "\n".join(lines)
-            return {number: Outcome("fail", message) for number in range(1, 7)}
+                lines = [message("watch", "does_not_decode", path=relative, problem=error)]
+            said = "\n".join(lines)
+            return {number: Outcome("fail", said) for number in range(1, 7)}
     return None
 
 
@@ -167,16 +177,13 @@ def single_keys(stream: TextIO) -> Iterator[None]:
         termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
 
 
-KEYS_HELP = "keys: h = a hint for the first failing check, r = run again, q = quit"
-
-
 def next_hint(root: Path, outcomes: dict[int, Outcome]) -> list[str]:
     """The next tier of hints for the first failing check, or a word that none is needed."""
     from .review.hints import hint_lines, tier_to_show
 
     failing = [n for n in sorted(outcomes) if not outcomes[n].passed]
     if not failing:
-        return ["all six pass: no hint needed."]
+        return [message("watch", "no_hint_needed")]
     titles = {check.number: check.title for check in CHECKS}
     number = failing[0]
     tier = tier_to_show(root, number)
@@ -217,7 +224,7 @@ def watch_tree(
         block = (lines[0].partition("] ")[2], *lines[1:])
         if block == last["block"]:
             stamp = lines[0].partition("]")[0] + "]"
-            say([f"{stamp} {tree}: unchanged, the same result as above"])
+            say([message("watch", "unchanged", stamp=stamp, tree=tree)])
         else:
             say(lines)
         last.update(outcomes=outcomes, block=block)
@@ -234,7 +241,7 @@ def watch_tree(
     say([f"watching {tree} for changes ({mode}); Ctrl-C to stop"])
     threading.Thread(target=pump, args=("changed", stream), daemon=True).start()
     if keys is not None:
-        say([KEYS_HELP])
+        say([message("watch", "keys")])
         threading.Thread(
             target=pump, args=("key", iter(lambda: keys.read(1), "")), daemon=True
         ).start()

@@ -36,10 +36,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(args: argparse.Namespace) -> int:
     """Print the tier due for this tree; exit 2 when the tree is not there."""
     from ..review.hints import hint_lines, tier_to_show
+    from ..review.texts import message
 
     root = tree_root(args.tree)
     if not (root / "__init__.py").is_file():
-        print(f"error: {root} is not a lab tree (no __init__.py)", file=sys.stderr)
+        print(f"error: {message('common', 'not_a_tree', root=root)}", file=sys.stderr)
         return 2
     titles = {check.number: check.title for check in CHECKS}
     tier = tier_to_show(root, args.check, args.level)

@@ -41,10 +41,11 @@ def run(args: argparse.Namespace) -> int:
     """Reset the regions and say what changed and where the backup is; 2 when it cannot."""
     from ..review.hints import shown
     from ..review.reset import ResetError, reset_check
+    from ..review.texts import message
 
     root = tree_root(args.tree)
     if not (root / "__init__.py").is_file():
-        print(f"error: {root} is not a lab tree (no __init__.py)", file=sys.stderr)
+        print(f"error: {message('common', 'not_a_tree', root=root)}", file=sys.stderr)
         return 2
     try:
         outcome = reset_check(root, args.check, args.revision)
@@ -52,18 +53,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if not outcome.restored:
-        print(
-            f"check {args.check}: every region already matches the starter as shipped "
-            f"({outcome.source}); nothing changed."
-        )
+        print(message("reset", "nothing", number=args.check, source=outcome.source))
         if outcome.source.startswith("git HEAD"):
-            print(
-                "If you committed your edits, give the revision the starter came in, e.g. "
-                "--from $(git rev-list --max-parents=0 HEAD)"
-            )
+            print(message("reset", "committed"))
         return 0
-    print(f"check {args.check}: put back as shipped (from {outcome.source}):")
+    print(message("reset", "restored", number=args.check, source=outcome.source))
     for region in outcome.restored:
         print(f"  {shown(root / region.path)}:{region.start}  TODO(check {region.check})")
-    print(f"your previous version is saved in {outcome.backup}")
+    print(message("reset", "backup", backup=outcome.backup))
     return 0

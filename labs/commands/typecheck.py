@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+from ..review.texts import message
 from ..trees import REPO_ROOT, tree_root
 
 PROGRESS_EVERY = 10.0  # seconds between "still type-checking" lines on a slow (cold) run
@@ -48,13 +49,8 @@ def run(args: argparse.Namespace) -> int:
     """Run mypy and pass its exit code on, saying on stderr that it works while it does."""
     paths = [str(tree_root(spec)) for spec in args.trees]
     cold = not (REPO_ROOT / ".mypy_cache").is_dir()
-    print(
-        f"type-checking {' and '.join(args.trees)} with mypy --strict"
-        + (" (the first run takes about 35 s; later runs reuse .mypy_cache)" if cold else "")
-        + " ...",
-        file=sys.stderr,
-        flush=True,
-    )
+    key = "working_cold" if cold else "working"
+    print(message("typecheck", key, trees=" and ".join(args.trees)), file=sys.stderr, flush=True)
     started = time.monotonic()
     mypy = subprocess.Popen(typecheck_command(paths), cwd=REPO_ROOT)
     try:
@@ -63,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
                 return mypy.wait(timeout=PROGRESS_EVERY)
             except subprocess.TimeoutExpired:
                 waited = time.monotonic() - started
-                print(f"... still type-checking ({waited:.0f} s)", file=sys.stderr, flush=True)
+                print(message("typecheck", "still", seconds=waited), file=sys.stderr, flush=True)
     finally:
         if mypy.poll() is None:  # interrupted: do not leave mypy running behind
             mypy.kill()

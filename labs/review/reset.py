@@ -20,6 +20,7 @@ from pathlib import Path
 from ..regions import Region, RegionError, parse_regions, read_lines, source_files
 from ..trees import REPO_ROOT
 from . import state
+from .texts import message
 
 Reader = Callable[[str], list[str] | None]
 
@@ -74,14 +75,11 @@ def from_git(revision: str, kit: Path) -> Shipped:
     """The starter as git holds it at revision, or ResetError saying why it cannot be read."""
     top = git("rev-parse", "--show-toplevel", cwd=kit)
     if top is None or top.returncode != 0:
-        raise ResetError(
-            f"no untouched copy of the starter to read: {kit} is the tree being reset "
-            "and is not in a git repository"
-        )
+        raise ResetError(message("reset", "no_git", kit=kit))
     prefix = kit.relative_to(Path(top.stdout.strip()).resolve()).as_posix()
     known = git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}", cwd=kit)
     if known is None or known.returncode != 0:
-        raise ResetError(f"git knows no revision {revision!r}")
+        raise ResetError(message("reset", "unknown_revision", revision=revision))
 
     def read(relative: str) -> list[str] | None:
         done = git("show", f"{revision}:{prefix}/{relative}", cwd=kit)
@@ -99,7 +97,7 @@ def shipped_starter(tree: Path, revision: str | None = None) -> Shipped:
             path = kit / relative
             return read_lines(path) if path.is_file() else None
 
-        return Shipped(f"the lab kit's starter at {kit}", read)
+        return Shipped(message("reset", "kit_source", kit=kit), read)
     return from_git(revision or "HEAD", kit)
 
 
@@ -108,7 +106,7 @@ def regions_of(relative: str, lines: list[str], number: int, where: str) -> list
     try:
         return [r for r in parse_regions(relative, lines) if r.check == number]
     except RegionError as error:
-        raise ResetError(f"{where}: {error}") from None
+        raise ResetError(message("reset", "broken_markers", where=where, problem=error)) from None
 
 
 def reset_check(tree: Path, number: int, revision: str | None = None) -> ResetOutcome:
@@ -128,12 +126,18 @@ def reset_check(tree: Path, number: int, revision: str | None = None) -> ResetOu
         lines = read_lines(tree / relative)
         mine = regions_of(relative, lines, number, str(tree))
         if any(region.tag != "TODO" for region in mine):
-            raise ResetError(f"{tree / relative} is a solution tree (SOLUTION markers): not reset")
+            raise ResetError(message("reset", "solution_tree", path=tree / relative))
         if len(mine) != len(wanted):
             raise ResetError(
-                f"{tree / relative} has {len(mine)} region(s) for check {number} where the "
-                f"starter has {len(wanted)}: put the TODO(check {number}) and END(check "
-                f"{number}) markers back, or copy the file from {shipped.description}"
+                message(
+                    "reset",
+                    "count_differs",
+                    path=tree / relative,
+                    mine=len(mine),
+                    wanted=len(wanted),
+                    number=number,
+                    source=shipped.description,
+                )
             )
         # Bottom-up, so the earlier regions' line numbers stay valid while splicing.
         changed = False
@@ -147,7 +151,7 @@ def reset_check(tree: Path, number: int, revision: str | None = None) -> ResetOu
         if changed:
             plans.append((relative, lines))
     if not plans and not outcome.unchanged:
-        raise ResetError(f"{shipped.description} has no TODO(check {number}) region")
+        raise ResetError(message("reset", "no_region", source=shipped.description, number=number))
     if plans:
         outcome.backup = backup(tree, [relative for relative, _ in plans])
         for relative, lines in plans:

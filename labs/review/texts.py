@@ -18,6 +18,11 @@ def load(name: str) -> dict[str, Any]:
         return tomllib.load(file)
 
 
+def message(section: str, key: str, **values: object) -> str:
+    """One of the commands' short messages (messages.toml), with its placeholders filled."""
+    return str(load("messages")[section][key]).format(**values)
+
+
 def paragraph(text: str, width: int = 78, indent: str = "") -> str:
     """Rewrap a text's paragraphs (blank-line separated) to width, with an indent."""
     blocks = [" ".join(block.split()) for block in text.strip().split("\n\n")]

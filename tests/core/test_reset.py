@@ -124,3 +124,67 @@ def test_the_command_says_what_it_restored_and_where_the_backup_is(solved: Path)
     assert done.returncode == 0, done.stderr
     assert "infra/memory.py:" in done.stdout and "shared/schema.py:" in done.stdout
     assert "saved in " + os.environ["LAB_STATE_DIR"] in done.stdout
+
+
+@pytest.fixture
+def kit_in_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A kit whose starter is the tree being reset, committed as shipped in a git repository."""
+    repo = tmp_path / "kit"
+    starter = copy_tree(STARTER, repo / "starter")
+    for command in (
+        ["init", "-q"],
+        ["add", "starter"],
+        [
+            "-c",
+            "user.name=lab",
+            "-c",
+            "user.email=lab@example.invalid",
+            "commit",
+            "-qm",
+            "as shipped",
+        ],
+    ):
+        subprocess.run(["git", *command], cwd=repo, check=True, capture_output=True)
+    monkeypatch.setattr("labs.review.reset.kit_starter", lambda: starter)
+    return starter
+
+
+def commit_all(repo: Path, message: str) -> None:
+    """Commit every change in the repository."""
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=lab",
+            "-c",
+            "user.email=lab@example.invalid",
+            "commit",
+            "-qam",
+            message,
+        ],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_the_kits_own_starter_is_reset_from_git(kit_in_git: Path) -> None:
+    """Edited in place and not committed, the kit's starter is read back from git HEAD."""
+    shipped = bodies(kit_in_git, 4)
+    apply_solution(kit_in_git, tree_root("solution"), {4})
+    outcome = reset_check(kit_in_git, 4)
+    assert outcome.source.startswith("git HEAD:starter/")
+    assert bodies(kit_in_git, 4) == shipped
+
+
+def test_committed_edits_are_reset_from_the_revision_given(kit_in_git: Path) -> None:
+    """After committing the edits HEAD holds them; --from the first commit puts the text back."""
+    shipped = bodies(kit_in_git, 4)
+    first = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=kit_in_git, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    apply_solution(kit_in_git, tree_root("solution"), {4})
+    commit_all(kit_in_git.parent, "my allowlist")
+    assert not reset_check(kit_in_git, 4).restored
+    assert reset_check(kit_in_git, 4, first).restored
+    assert bodies(kit_in_git, 4) == shipped

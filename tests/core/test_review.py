@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -163,3 +164,37 @@ def test_an_unreachable_database_is_not_verifiable_rather_than_failed() -> None:
     settings = checklist.Settings("starter", "postgresql://koda:koda@127.0.0.1:9/koda")
     found = checklist.verify_constraints(settings)
     assert found.state == checklist.UNKNOWN and "could not be read" in found.text
+
+
+def test_every_message_the_code_asks_for_is_in_the_texts() -> None:
+    """Each message("section", "key") in the kit's code names an entry of messages.toml."""
+    from labs.review import texts
+
+    messages = texts.load("messages")
+    used = set()
+    for path in (REPO_ROOT / "labs").rglob("*.py"):
+        used |= set(re.findall(r'message\(\s*"(\w+)",\s*"(\w+)"', path.read_text(encoding="utf-8")))
+    assert used
+    assert sorted(f"{s}.{k}" for s, k in used if k not in messages.get(s, {})) == []
+
+
+@pytest.mark.parametrize("name", ["hints", "questions", "checklist", "messages"])
+def test_the_texts_are_well_formed_format_strings(name: str) -> None:
+    """Every text parses as a str.format template, so a translation can keep its fields."""
+    from string import Formatter
+
+    from labs.review import texts
+
+    def strings(value: object) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return [s for v in value.values() for s in strings(v)]
+        if isinstance(value, list):
+            return [s for v in value for s in strings(v)]
+        return []
+
+    found = strings(texts.load(name))
+    assert found
+    for text in found:
+        list(Formatter().parse(text))  # raises ValueError on an unbalanced brace
