@@ -203,3 +203,24 @@ def test_a_typecheck_says_it_is_working_before_it_ends() -> None:
     )
     assert done.stderr.startswith("type-checking starter with mypy --strict")
     assert "Success" in done.stdout or "error" in done.stdout
+
+
+def test_keys_arrive_without_enter_only_on_a_terminal_and_the_terminal_is_restored() -> None:
+    """On a terminal, cbreak mode while watching and the old mode after; a pipe is left alone."""
+    import termios
+
+    from labs.watch import single_keys
+
+    main, secondary = os.openpty()
+    try:
+        with os.fdopen(secondary, "r", closefd=False) as terminal:
+            before = termios.tcgetattr(secondary)
+            assert before[3] & termios.ICANON
+            with single_keys(terminal):
+                assert not termios.tcgetattr(secondary)[3] & termios.ICANON
+            assert termios.tcgetattr(secondary) == before
+    finally:
+        os.close(main)
+        os.close(secondary)
+    with single_keys(io.StringIO("q")):  # not a terminal: nothing to set, nothing to fail
+        pass
