@@ -261,9 +261,8 @@ def tick(item_id: str, ticked: bool = True) -> None:
     ids = [entry["id"] for entry in items_data()]
     if item_id not in ids:
         raise KeyError(f"no checklist item {item_id!r}: choose one of {', '.join(ids)}")
-    data = state.load_state()
-    state.section(data, "checklist")[item_id] = ticked
-    state.save_state(data)
+    with state.editing() as data:
+        state.section(data, "checklist")[item_id] = ticked
 
 
 def last_line(text: str) -> str:

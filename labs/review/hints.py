@@ -102,13 +102,12 @@ def places(root: Path, number: int) -> list[Place]:
 
 def tier_to_show(root: Path, number: int, level: int | None = None) -> int:
     """The tier to reveal now (the one after the last shown, or level), remembered per tree."""
-    data = state.load_state()
-    seen = state.section(data, "hints", state.tree_key(root))
-    last = seen.get(str(number), 0)
-    last = last if isinstance(last, int) else 0
-    tier = level if level is not None else min(last + 1, max(TIERS))
-    seen[str(number)] = max(last, tier)
-    state.save_state(data)
+    with state.editing() as data:
+        seen = state.section(data, "hints", state.tree_key(root))
+        last = seen.get(str(number), 0)
+        last = last if isinstance(last, int) else 0
+        tier = level if level is not None else min(last + 1, max(TIERS))
+        seen[str(number)] = max(last, tier)
     return tier
 
 

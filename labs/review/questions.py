@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from . import state, texts
 
@@ -82,13 +81,12 @@ def save(question_id: str, answer: str, mark: str | None) -> Saved:
     if mark is not None and mark not in MARKS:
         raise ValueError(f"mark must be one of {', '.join(MARKS)}, not {mark!r}")
     find(question_id)
-    data: dict[str, Any] = state.load_state()
-    entry = state.section(data, "review", question_id)
-    entry["answer"] = answer
-    if mark is not None:
-        entry["mark"] = mark
-    entry["at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    state.save_state(data)
+    with state.editing() as data:
+        entry = state.section(data, "review", question_id)
+        entry["answer"] = answer
+        if mark is not None:
+            entry["mark"] = mark
+        entry["at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     return saved_answers()[question_id]
 
 

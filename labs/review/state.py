@@ -7,13 +7,20 @@ written inside a tree: a tree is what gets graded and diffed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 STATE_FILE = "progress.json"
+LOCK_FILE = ".progress.lock"
+# One writer at a time: threads of one process (the dashboard) by this lock,
+# processes (the dashboard and a terminal) by an advisory lock on LOCK_FILE.
+_writing = threading.Lock()
 
 
 def state_dir() -> Path:
@@ -51,6 +58,23 @@ def save_state(data: dict[str, Any]) -> Path:
         file.write("\n")
     Path(file.name).replace(target)
     return target
+
+
+@contextlib.contextmanager
+def editing() -> Iterator[dict[str, Any]]:
+    """Load the state, let the caller change it, and save it, with no other writer between."""
+    folder = state_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    with _writing, (folder / LOCK_FILE).open("a") as lock:
+        try:
+            import fcntl
+        except ImportError:  # Windows: the thread lock alone
+            fcntl = None  # type: ignore[assignment]
+        if fcntl is not None:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        data = load_state()
+        yield data
+        save_state(data)
 
 
 def section(data: dict[str, Any], *keys: str) -> dict[str, Any]:

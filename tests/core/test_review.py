@@ -198,3 +198,28 @@ def test_the_texts_are_well_formed_format_strings(name: str) -> None:
     assert found
     for text in found:
         list(Formatter().parse(text))  # raises ValueError on an unbalanced brace
+
+
+def test_answers_saved_at_the_same_time_are_all_kept() -> None:
+    """Many threads saving different questions at once lose none of them."""
+    import threading
+
+    ids = [q.id for q in questions.all_questions()]
+    start = threading.Barrier(len(ids) * 4)
+
+    def save(question_id: str, round_number: int) -> None:
+        start.wait()
+        questions.save(question_id, f"answer {round_number}", "partly")
+
+    threads = [
+        threading.Thread(target=save, args=(question_id, n))
+        for n in range(4)
+        for question_id in ids
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    saved = questions.saved_answers()
+    assert sorted(saved) == sorted(ids)
+    assert all(entry.mark == "partly" for entry in saved.values())
