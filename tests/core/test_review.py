@@ -223,3 +223,27 @@ def test_answers_saved_at_the_same_time_are_all_kept() -> None:
     saved = questions.saved_answers()
     assert sorted(saved) == sorted(ids)
     assert all(entry.mark == "partly" for entry in saved.values())
+
+
+def test_a_partial_translation_falls_back_to_english_text_by_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A questions.<lang>.toml with one question translated shows it, and English elsewhere."""
+    from labs.review import texts
+
+    english = texts.load("questions", "en")
+    (tmp_path / "questions.toml").write_bytes((texts.HERE / "questions.toml").read_bytes())
+    (tmp_path / "questions.xx.toml").write_text(
+        '[labels]\nreveal = "REVEAL"\n\n[[question]]\nid = "keys"\nquestion = "KEYS?"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(texts, "HERE", tmp_path)
+    translated = texts.load("questions", "xx")
+    assert translated["labels"]["reveal"] == "REVEAL"
+    assert translated["labels"]["analysis"] == english["labels"]["analysis"]
+    by_id = {q["id"]: q for q in translated["question"]}
+    assert by_id["keys"]["question"] == "KEYS?"
+    assert by_id["keys"]["key_points"] == next(
+        q["key_points"] for q in english["question"] if q["id"] == "keys"
+    )
+    assert [q["id"] for q in translated["question"]] == [q["id"] for q in english["question"]]
