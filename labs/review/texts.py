@@ -8,6 +8,7 @@ Entries of a list of tables (`[[question]]`, `[[item]]`) are matched by id.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import textwrap
 import tomllib
@@ -16,10 +17,16 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ENGLISH = "en"
+# The language of the request being served, set by the dashboard; unset in the terminal.
+REQUEST_LANGUAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "request_language", default=None
+)
 
 
 def current_language() -> str:
-    """The language the lab speaks in this process (labs.i18n's choice where it exists)."""
+    """The request's language in the dashboard, else the process's (labs.i18n's choice)."""
+    if REQUEST_LANGUAGE.get():
+        return str(REQUEST_LANGUAGE.get())
     try:
         from labs.i18n import current  # type: ignore[import-not-found,unused-ignore]
     except ImportError:

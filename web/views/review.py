@@ -22,6 +22,19 @@ from ..render import render_view
 from ..safety import FormError
 
 bp = Blueprint("review", __name__, url_prefix="/review")
+
+
+@bp.before_request
+def speak_the_pages_language() -> None:
+    """Read the texts in the language the page is shown in, where the dashboard chose one."""
+    language = texts.ENGLISH
+    if "babel" in current_app.extensions:
+        from flask_babel import get_locale  # type: ignore[import-untyped,unused-ignore]
+
+        language = str(get_locale() or texts.ENGLISH)
+    texts.REQUEST_LANGUAGE.set(language)
+
+
 ANSWER_LIMIT = 5000
 # The last checklist per tree: ticking an item redraws it without rerunning the checks.
 _LAST_KEY = "review_checklists"
