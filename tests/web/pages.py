@@ -80,3 +80,10 @@ def wait_for(client: FlaskClient, url: str, pattern: str, seconds: float = 20) -
             return page
         time.sleep(0.05)
     raise AssertionError(f"{pattern!r} never appeared at {url}")
+
+
+def finished_checks(client: FlaskClient, tree: str, store: str = "memory") -> str:
+    """Poll the checks fragment like the page does until the run has finished; return it."""
+    return wait_for(
+        client, f"/checks?tree={tree}&store={store}", r'data-running="no"', seconds=180
+    )
