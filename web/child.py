@@ -9,6 +9,7 @@ whatever it started (the host that imports the tree).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -100,7 +101,10 @@ class Child:
         assert self.process.stdout is not None and self.process.stderr is not None
         self._readers = [
             threading.Thread(target=drain, args=(pipe, buffer), daemon=True)
-            for pipe, buffer in ((self.process.stdout, self.stdout), (self.process.stderr, self.stderr))
+            for pipe, buffer in (
+                (self.process.stdout, self.stdout),
+                (self.process.stderr, self.stderr),
+            )
         ]
         for reader in self._readers:
             reader.start()
@@ -114,10 +118,8 @@ class Child:
 
     def kill(self) -> None:
         """Kill the child's whole process group, and reap the child."""
-        try:
+        with contextlib.suppress(ProcessLookupError):  # already gone
             os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:  # already gone
-            pass
         self.process.wait()
 
     def finish(self) -> int:

@@ -1,4 +1,5 @@
-"""The dashboard's state: one bench per tree, the last check run per tree and store, and\nwhich heavy jobs are going."""
+"""The dashboard's state: one bench per tree, the last check run per tree and store, and
+which heavy jobs are going."""
 
 from __future__ import annotations
 

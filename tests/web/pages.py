@@ -84,6 +84,4 @@ def wait_for(client: FlaskClient, url: str, pattern: str, seconds: float = 20) -
 
 def finished_checks(client: FlaskClient, tree: str, store: str = "memory") -> str:
     """Poll the checks fragment like the page does until the run has finished; return it."""
-    return wait_for(
-        client, f"/checks?tree={tree}&store={store}", r'data-running="no"', seconds=180
-    )
+    return wait_for(client, f"/checks?tree={tree}&store={store}", r'data-running="no"', seconds=180)
