@@ -60,7 +60,7 @@ def test_rows_arrive_while_the_checks_still_run(gated_app: Flask, gate: Path) ->
     first = start(client, "starter")
     assert 'data-running="yes"' in first and 'hx-trigger="every' in first
     page = wait_for(
-        client, "/checks?tree=starter&store=memory", r'data-check="2" data-status="pass"'
+        client, "/checks?tree=starter&store=memory", r'data-check="3" data-status="fail"'
     )
     shown = check_statuses(page)
     assert [shown[key] for key in "123456"] == [
