@@ -19,7 +19,8 @@ LEFT = 110
 TOP = 110  # below the legend and the lane heads
 ROW = 30
 LINE = 14  # from one wrapped line of a label to the next
-WIDTH = LEFT + LANE_GAP * (len(LANES) - 1) + 120
+# Room right of the last lane for labels: the picture fills a row of the checks page at 1100 px.
+WIDTH = LEFT + LANE_GAP * (len(LANES) - 1) + 320
 # An 11px monospace character (DejaVu Sans Mono: 0.602 em), with a little to spare for symbols
 # drawn from a fallback font (↺ ✗ →).
 CHAR_WIDTH = 6.8
