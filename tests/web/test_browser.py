@@ -55,8 +55,16 @@ def send(tab: Any, client_id: str, *, fail: bool = False) -> str:
     tab.fill("#send-client-id", client_id)
     if fail:
         tab.check("#send-fail")
+    before = tab.locator("#last-outcome").all_inner_texts()
     tab.click("#send")
-    tab.wait_for_selector('#last-outcome:has-text("202")')
+    # Wait for this answer, not the last one: in these tests each send changes the sentence.
+    tab.wait_for_function(
+        """before => {
+          const now = document.querySelector('#last-outcome');
+          return now && now.innerText.includes('202') && now.innerText !== (before[0] || '');
+        }""",
+        arg=before,
+    )
     found = re.search(r"run (\w{26})", tab.locator("#last-outcome").inner_text())
     assert found, "the outcome names the run"
     return found.group(1)
