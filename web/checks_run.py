@@ -160,9 +160,12 @@ def start_checks(
         try:
             _watch(run, spec, env, timeout, output_limit)
         finally:
-            run.running = False
-            run._done.set()
-            on_end()
+            # Free the slot first: whoever sees the run finished may start the next one at once.
+            try:
+                on_end()
+            finally:
+                run.running = False
+                run._done.set()
 
     threading.Thread(target=watch, daemon=True, name=f"checks-{tree}-{store}").start()
     return run
