@@ -159,6 +159,13 @@ def start_checks(
     def watch() -> None:
         try:
             _watch(run, spec, env, timeout, output_limit)
+        except Exception as error:  # a bug here must still end the run, as a visible error
+            if run._child is not None:
+                run._child.kill()
+            said = f"the dashboard lost track of the check process: {type(error).__name__}: {error}"
+            run.rows, run.error = build_run(run.tree, run.store, [], said).rows, said
+            run.finished_at = datetime.now().strftime("%H:%M:%S")
+            raise
         finally:
             # Free the slot first: whoever sees the run finished may start the next one at once.
             try:
