@@ -45,6 +45,7 @@ CHECKS = [
     "web/templates/partials/check_results.html",
     "web/templates/partials/check_row.html",
     "web/templates/partials/sequence.html",
+    "web/check_rows.py",
     "web/checks_run.py",
     "web/sequence.py",
     "web/views/checks.py",
