@@ -16,22 +16,30 @@ DOCS = ["README.md", "MOCK.md", "labs/HANDOUT.md"]
 TEMPLATES = sorted((REPO_ROOT / "web" / "templates").rglob("*.html"))
 
 
-def readable_lines() -> list[tuple[str, int, str]]:
-    """Every line of the learner-facing docs and templates, with where it is."""
+def paragraphs() -> list[tuple[str, int, str]]:
+    """Every paragraph (lines between blank ones) of the learner-facing docs and templates,
+    with the file and the line it starts on."""
     found = []
     for path in [*(REPO_ROOT / name for name in DOCS), *TEMPLATES]:
-        if path.exists():
-            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                found.append((str(path.relative_to(REPO_ROOT)), number, line))
+        if not path.exists():
+            continue
+        start, lines = 1, []
+        for number, line in enumerate([*path.read_text(encoding="utf-8").splitlines(), ""], 1):
+            if line.strip():
+                lines.append(line)
+                continue
+            if lines:
+                found.append((str(path.relative_to(REPO_ROOT)), start, "\n".join(lines)))
+            start, lines = number + 1, []
     return found
 
 
 def test_port_5508_is_only_ever_named_with_compose() -> None:
-    """A line naming 5508 (compose's published port) says compose, or its .env file."""
+    """A paragraph naming 5508 (compose's published port) says compose, or its .env file."""
     lonely = [
-        f"{path}:{number}: {line.strip()}"
-        for path, number, line in readable_lines()
-        if "5508" in line and not re.search(r"compose|\.env", line)
+        f"{path}:{number}: {text}"
+        for path, number, text in paragraphs()
+        if "5508" in text and not re.search(r"compose|\.env", text, re.IGNORECASE)
     ]
     assert lonely == []
 
