@@ -11,6 +11,7 @@ from htmx_flask import Htmx  # type: ignore[import-untyped]
 from jinja2 import StrictUndefined
 from werkzeug.wrappers import Response
 
+from .checks_run import OUTPUT_LIMIT
 from .hosts import trusted_from_env, trusted_hosts
 from .lab import Lab
 from .safety import register_safety
@@ -23,6 +24,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DATABASE_URL=os.environ.get("DATABASE_URL") or None,
         # A learner's infinite loop ends here: the check process is killed after this long.
         CHECK_TIMEOUT=float(os.environ.get("WEB_CHECK_TIMEOUT", "60")),
+        # Bytes kept of the check process's stdout and of its stderr (the head and the tail).
+        CHECK_OUTPUT_LIMIT=OUTPUT_LIMIT,
         # Seconds between two steps of the demo executor: slow enough to watch.
         DEMO_PACE=float(os.environ.get("WEB_DEMO_PACE", "0.8")),
         DEMO_CHUNKS=4,
