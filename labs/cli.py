@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import sys
 
@@ -18,6 +19,7 @@ COMMAND_MODULES = [
     "labs.commands.race",
     "labs.commands.bench",
     "labs.commands.constraints",
+    "labs.commands.release",
 ]
 
 
@@ -29,7 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(commands)
+        # The learners' release leaves out the instructors' commands (diff, drift).
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name).register(commands)
     return parser
 
 

@@ -6,7 +6,7 @@ import argparse
 import subprocess
 import sys
 
-from ..trees import REPO_ROOT, tree_root
+from ..trees import REPO_ROOT, TREE_NAMES, tree_root
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,8 +20,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "trees",
         nargs="*",
-        default=["starter", "solution"],
-        help="trees to check (default: starter solution)",
+        # The learners' release has no solution/: check the trees that are there.
+        default=[name for name in TREE_NAMES if tree_root(name).is_dir()],
+        help="trees to check (default: starter solution, those present)",
     )
     parser.set_defaults(func=run)
 

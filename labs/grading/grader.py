@@ -40,9 +40,10 @@ def baseline_cache() -> Path | None:
         if not BASELINE.is_dir():
             BASELINE.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=BASELINE.parent) as home:
-                tree = copy_tree(
-                    tree_root("solution"), Path(home) / f"baseline_{secrets.token_hex(4)}"
-                )
+                # The learners' release has no solution: the starter's imports are the same.
+                source = tree_root("solution")
+                source = source if source.is_dir() else tree_root("starter")
+                tree = copy_tree(source, Path(home) / f"baseline_{secrets.token_hex(4)}")
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     subprocess.run(
                         [sys.executable, "-m", "labs", "typecheck", str(tree)],
