@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from labs.grading.criteria import Outcome
+from labs.grading.criteria import CRITERIA, Criterion, Outcome
 from labs.grading.edits import edits_outside_regions
 from labs.grading.grader import Grader
 from labs.grading.migration import judge_migration
@@ -19,7 +20,7 @@ RULE_CHECKS = (
 )
 
 
-def answers(store: str) -> list[object]:
+def answers(store: str) -> list[Any]:
     """Every answer as a parameter, expected to fail while only the rule checks can catch it."""
     params = []
     for answer in CATALOGUE:
@@ -84,7 +85,6 @@ def test_each_answers_migration_gets_its_verdict(
     assert outcome.passed == answer.migration_passes, outcome.message
 
 
-def _criterion(kind: str, number: int) -> object:
-    from labs.grading.criteria import CRITERIA
-
+def _criterion(kind: str, number: int) -> Criterion:
+    """The criterion of one check on one store."""
     return next(c for c in CRITERIA if c.kind == kind and c.check == number)

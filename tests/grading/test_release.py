@@ -139,20 +139,20 @@ def test_the_dashboards_lesson_allowlist_is_the_solutions() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [({"ref": "main"}, "full commit hash"), ({}, "not an empty folder")],
+    ("ref", "message"),
+    [("main", "full commit hash"), (None, "not an empty folder")],
     ids=["unpinned", "existing-folder"],
 )
 def test_a_release_that_cannot_be_written_as_promised_writes_nothing(
-    tmp_path: Path, kwargs: dict[str, str], message: str
+    tmp_path: Path, ref: str | None, message: str
 ) -> None:
     """An unpinned kit or a folder already in use is refused, and nothing is written."""
     out = tmp_path / "out"
     out.mkdir()
     (out / "notes.txt").write_text("mine", encoding="utf-8")
-    target = out if not kwargs else tmp_path / "fresh"
+    target = out if ref is None else tmp_path / "fresh"
     with pytest.raises((ReleaseError, ValueError), match=message):
-        write_release(target, **kwargs)
+        write_release(target, ref=ref or KIT_REF)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
 
