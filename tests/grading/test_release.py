@@ -15,6 +15,8 @@ import yaml
 from labs.commands.release import ReleaseError, write_release
 from labs.grading.classroom import WORKFLOW_PATH
 from labs.trees import REPO_ROOT
+from tests.grading import submissions as make
+from tests.grading.mistakes import migrations as variant
 from web.lesson import LESSON_ALLOWED_STATUSES
 
 KIT_REF = "0123456789abcdef0123456789abcdef01234567"
@@ -29,7 +31,7 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run_released(
-    release: Path, code: list[str], env: dict[str, str] | None = None
+    release: Path, code: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run Python in the release as a fresh install would: its own files, no solution anywhere.
 
@@ -41,7 +43,7 @@ def run_released(
     clean = {k: v for k, v in os.environ.items() if k not in ("MOCK", "DATABASE_URL", "SELFTEST")}
     return subprocess.run(
         [sys.executable, "-S", "-P", *code],
-        cwd=release,
+        cwd=cwd or release,
         env={**clean, "PYTHONPATH": path, **(env or {})},
         capture_output=True,
         text=True,
@@ -113,6 +115,23 @@ def test_the_release_lists_its_commands_without_the_instructors_ones(release: Pa
     assert done.returncode == 0, done.stderr
     assert "check" in done.stdout and "release" in done.stdout
     assert "diff" not in done.stdout and "drift" not in done.stdout
+
+
+@pytest.mark.parametrize(("solved", "score"), [(True, 70), (False, 30)], ids=["solved", "starter"])
+def test_the_release_is_a_kit_that_grades(
+    release: Path, tmp_path: Path, solved: bool, score: int
+) -> None:
+    """The release, which Classroom installs as the kit, grades a learner's repository."""
+    if solved:
+        make.fixed(tmp_path / "learner")
+        variant.place(tmp_path / "learner" / "starter", variant.reference())
+    else:
+        make.starter_copy(tmp_path / "learner")
+    only = ",".join([*(f"memory-{n}" for n in range(1, 7)), "migration"])
+    command = ["-m", "labs.grading.pytest_main", "--lab-tree", "starter", "--lab-only", only]
+    done = run_released(release, [*command, "--lab-fail-under", "70"], cwd=tmp_path / "learner")
+    assert f"score: {score} / 70" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+    assert done.returncode == (0 if solved else 1)
 
 
 def test_the_release_workflow_pins_the_kit_it_was_given(release: Path) -> None:
