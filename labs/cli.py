@@ -15,11 +15,11 @@ COMMAND_MODULES = [
     "labs.commands.diff",
     "labs.commands.drift",
     "labs.commands.grade",
+    "labs.commands.release",
     "labs.commands.watch",
     "labs.commands.race",
     "labs.commands.bench",
     "labs.commands.constraints",
-    "labs.commands.release",
 ]
 
 

@@ -14,7 +14,7 @@ from .lesson import LESSON_ALLOWED_STATUSES
 from .outcome import Outcome
 from .safety import FormError
 
-# The lesson's allowlist (web/lesson.py). Buttons offer these moves on both trees,
+# The lesson's allowlist (the reference one). Buttons offer these moves on both trees,
 # and a move outside it that a tree accepts anyway is journalled as illegal.
 LESSON_ALLOWED: dict[str, list[str]] = {
     str(state): sorted(str(t) for t in targets)

@@ -6,7 +6,7 @@ import argparse
 import subprocess
 import sys
 
-from ..trees import REPO_ROOT, TREE_NAMES, tree_root
+from ..trees import REPO_ROOT, tree_root
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,7 +21,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "trees",
         nargs="*",
         # The learners' release has no solution/: check the trees that are there.
-        default=[name for name in TREE_NAMES if tree_root(name).is_dir()],
+        default=[name for name in ("starter", "solution") if (REPO_ROOT / name).is_dir()],
         help="trees to check (default: starter solution, those present)",
     )
     parser.set_defaults(func=run)
