@@ -102,7 +102,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N[%]",
         help="exit 1 when the score is under N points (or N%% of the points graded)",
     )
-    parser.addini("lab_grading", "set only by labs.grading.pytest_main's pinned ini file")
 
 
 FAIL_UNDER = re.compile(r"\d+(\.\d+)?%?")
