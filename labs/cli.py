@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import sys
 
@@ -14,6 +15,7 @@ COMMAND_MODULES = [
     "labs.commands.diff",
     "labs.commands.drift",
     "labs.commands.grade",
+    "labs.commands.release",
     "labs.commands.watch",
     "labs.commands.race",
     "labs.commands.bench",
@@ -33,7 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(commands)
+        # The learners' release leaves out the instructors' commands (diff, drift).
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name).register(commands)
     return parser
 
 

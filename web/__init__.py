@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -30,7 +31,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DEMO_PACE=float(os.environ.get("WEB_DEMO_PACE", "0.8")),
         DEMO_CHUNKS=4,
         # Tree name -> what `python -m labs check --tree` gets (a name or a path).
-        TREES={"starter": "starter", "solution": "solution"},
+        # The learners' release has no solution/: its dashboard serves the starter alone.
+        TREES={name: name for name in ("starter", "solution") if importlib.util.find_spec(name)},
         # Host names accepted besides the loopback ones (WEB_TRUSTED_HOSTS, --trusted-host).
         EXTRA_TRUSTED_HOSTS=trusted_from_env(os.environ),
     )
@@ -55,7 +57,15 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
 
 def _register_views(app: Flask) -> None:
-    from .views import checks, database, diff, race, review, run_actions, run_detail, runs
+    from .views import checks, database, race, review, run_actions, run_detail, runs
 
-    for module in (checks, runs, run_actions, run_detail, diff, database, race, review):
+    for module in (checks, runs, run_actions, run_detail, database, race, review):
         app.register_blueprint(module.bp)
+    # The diff shows the solution: the learners' release leaves this view out.
+    app.config["DIFF_VIEW"] = bool(
+        importlib.util.find_spec("web.views.diff") and "solution" in app.config["TREES"]
+    )
+    if app.config["DIFF_VIEW"]:
+        from .views import diff
+
+        app.register_blueprint(diff.bp)

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from solution.shared.states import ALLOWED as LESSON_ALLOWED_STATUSES
-from solution.shared.states import RunStatus
-
 from .intake import Intake
 from .journal import Entry
+from .lesson import LESSON_ALLOWED_STATUSES
 from .outcome import Outcome
 from .safety import FormError
 
 # Every status in the order of a run's life: pending, running, streaming, done, failed, cancelled.
-STATES = [str(state) for state in RunStatus]
+STATES = list(LESSON_ALLOWED_STATUSES)
 # The lesson's allowlist (the reference one). Buttons offer these moves on both trees, in
 # lifecycle order, and a move outside it that a tree accepts anyway is journalled as illegal.
 LESSON_ALLOWED: dict[str, list[str]] = {

@@ -24,8 +24,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "trees",
         nargs="*",
-        default=["starter", "solution"],
-        help="trees to check (default: starter solution)",
+        # The learners' release has no solution/: check the trees that are there.
+        default=[name for name in ("starter", "solution") if (REPO_ROOT / name).is_dir()],
+        help="trees to check (default: starter solution, those present)",
     )
     parser.set_defaults(func=run)
 

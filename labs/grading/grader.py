@@ -17,7 +17,7 @@ from ..regions import copy_tree
 from ..trees import REPO_ROOT, tree_root
 from .criteria import CRITERIA, Criterion, Grade, Outcome
 from .isolate import CHECK_NUMBERS, check_outcomes, child_env
-from .migration import migration_files, missing_constraints
+from .migration import judge_migration, migration_files, no_migration_message
 from .notes import add_notes
 from .on_postgres import MigrationFailedError, migrated_schema
 
@@ -40,9 +40,10 @@ def baseline_cache() -> Path | None:
         if not BASELINE.is_dir():
             BASELINE.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=BASELINE.parent) as home:
-                tree = copy_tree(
-                    tree_root("solution"), Path(home) / f"baseline_{secrets.token_hex(4)}"
-                )
+                # The learners' release has no solution: the starter's imports are the same.
+                source = tree_root("solution")
+                source = source if source.is_dir() else tree_root("starter")
+                tree = copy_tree(source, Path(home) / f"baseline_{secrets.token_hex(4)}")
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     subprocess.run(
                         [sys.executable, "-m", "labs", "typecheck", str(tree)],
@@ -112,7 +113,9 @@ class Grader:
         assert self.database_url is not None
         files = migration_files(self.tree, self.migrations)
         if not files:
-            reason = "no migration of the tree's own to apply to Postgres"
+            reason = "no migration of the tree's own to apply to Postgres: " + no_migration_message(
+                self.tree, self.migrations
+            )
             return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", reason))
         try:
             with migrated_schema(
@@ -166,24 +169,10 @@ class Grader:
         return os.path.abspath(path).startswith(str(self.tree) + os.sep)
 
     def migration(self) -> Outcome:
-        """Both unique constraints in the tree's own migration, read statically."""
-        files = migration_files(self.tree, self.migrations)
-        if not files:
-            where = self.migrations or self.tree.parent / "migrations" / "versions" / self.tree.name
-            return Outcome(
-                "fail",
-                f"no migration found in {where}: generate one with "
-                "Alembic's --autogenerate after declaring the constraints",
-            )
-        missing = missing_constraints(files)
-        if missing:
-            return Outcome(
-                "fail",
-                "the migration does not create the unique constraint on "
-                + " nor on ".join(missing),
-                "read: " + ", ".join(p.name for p in files),
-            )
-        return Outcome("pass")
+        """Both uniquenesses, as Postgres reports them after the tree's own migration ran."""
+        return judge_migration(
+            self.tree, self.migrations, self.database_url, self.typecheck_timeout
+        )
 
     def grade(self, name: str | None = None) -> Grade:
         """Every criterion's outcome, as one Grade, with the notes an instructor should read."""
