@@ -12,6 +12,7 @@ from jinja2 import StrictUndefined
 from werkzeug.wrappers import Response
 
 from .hosts import trusted_from_env, trusted_hosts
+from .i18n import register_i18n
 from .lab import Lab
 from .safety import register_safety
 
@@ -38,6 +39,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         # A partial rendered without a variable it needs fails the test, not the learner.
         app.jinja_env.undefined = StrictUndefined
     Htmx(app)
+    register_i18n(app)
     lab = Lab(app.config)
     app.extensions["mini_koda_lab"] = lab
     register_safety(app)
