@@ -7,7 +7,8 @@ dashboard say the same thing in the same words.
 from __future__ import annotations
 
 from flask import Flask, request
-from flask_babel import Babel, get_locale
+from flask_babel import Babel, get_locale  # type: ignore[import-untyped]
+from werkzeug.wrappers import Response
 
 from labs.i18n import DOMAIN, ENGLISH, LANGUAGES, LOCALE_DIR, normalize
 
@@ -41,7 +42,8 @@ def register_i18n(app: Flask) -> None:
         return {"lab_language": str(get_locale() or ENGLISH)}
 
     @app.after_request
-    def remember_language(response):  # type: ignore[no-untyped-def]
+    def remember_language(response: Response) -> Response:
+        """Keep a language picked with ?lang= for the next pages."""
         picked = request.args.get("lang")
         if picked and normalize(picked) in LANGUAGES:
             response.set_cookie(LANG_COOKIE, normalize(picked) or ENGLISH, samesite="Lax")
