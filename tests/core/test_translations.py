@@ -104,3 +104,60 @@ def test_an_unknown_language_flag_is_refused_with_the_choices() -> None:
 def test_languages_the_lab_does_not_have_are_not_guessed(name: str) -> None:
     """Traditional Chinese is not Simplified Chinese: those fall back to English."""
     assert normalize(name) is None
+
+
+# The learner's texts kept as data (hints, review questions, checklist, messages) have their
+# translation beside them as <name>.zh_CN.toml; these keys are not prose and are not translated.
+NOT_PROSE = {"id", "core", "verify", "places"}
+TEXT_FILES = sorted(
+    p.stem for p in (ROOT / "labs" / "review").glob("*.toml") if p.stem.count(".") == 0
+)
+
+
+def prose(value: object, where: str = "") -> dict[str, str]:
+    """Every translatable string in a parsed TOML file, by its dotted path (list entries by id)."""
+    found: dict[str, str] = {}
+    if isinstance(value, str):
+        found[where] = value
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            if key not in NOT_PROSE:
+                found.update(prose(inner, f"{where}.{key}" if where else key))
+    elif isinstance(value, list):
+        for position, inner in enumerate(value):
+            name = inner.get("id", position) if isinstance(inner, dict) else position
+            found.update(prose(inner, f"{where}[{name}]"))
+    return found
+
+
+@pytest.mark.parametrize("name", TEXT_FILES)
+def test_every_text_file_has_every_entry_in_chinese(name: str) -> None:
+    """A hint, question or message added in English without its zh_CN text fails here."""
+    import tomllib
+
+    english = prose(tomllib.loads((ROOT / "labs" / "review" / f"{name}.toml").read_text()))
+    chinese_file = ROOT / "labs" / "review" / f"{name}.{CHINESE}.toml"
+    chinese = prose(tomllib.loads(chinese_file.read_text())) if chinese_file.exists() else {}
+    missing = sorted(english.keys() - chinese.keys())
+    assert not missing, f"{chinese_file.name} lacks: {', '.join(missing)}"
+    untranslated = sorted(k for k in english if chinese[k] == english[k] and english[k].strip())
+    assert not untranslated, f"{chinese_file.name} repeats the English of: {untranslated}"
+    stray = sorted(chinese.keys() - english.keys())
+    assert not stray, f"{chinese_file.name} has entries the English file does not: {stray}"
+
+
+@pytest.mark.parametrize("name", TEXT_FILES)
+def test_text_translations_keep_every_placeholder(name: str) -> None:
+    """{tree}, {number:.0f} and the like survive translation, or the code fills the wrong text."""
+    import tomllib
+
+    english = prose(tomllib.loads((ROOT / "labs" / "review" / f"{name}.toml").read_text()))
+    chinese_file = ROOT / "labs" / "review" / f"{name}.{CHINESE}.toml"
+    chinese = prose(tomllib.loads(chinese_file.read_text()))
+    field = re.compile(r"\{[^{}]*\}")
+    wrong = [
+        key
+        for key, text in english.items()
+        if key in chinese and sorted(field.findall(text)) != sorted(field.findall(chinese[key]))
+    ]
+    assert not wrong, f"placeholders differ in {chinese_file.name}: {wrong}"
