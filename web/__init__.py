@@ -14,6 +14,7 @@ from werkzeug.wrappers import Response
 
 from .checks_run import OUTPUT_LIMIT
 from .hosts import trusted_from_env, trusted_hosts
+from .i18n import register_i18n
 from .lab import Lab
 from .safety import register_safety
 
@@ -43,6 +44,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         # A partial rendered without a variable it needs fails the test, not the learner.
         app.jinja_env.undefined = StrictUndefined
     Htmx(app)
+    register_i18n(app)
     lab = Lab(app.config)
     app.extensions["mini_koda_lab"] = lab
     register_safety(app)
