@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 from ..regions import copy_tree
+from ..sandbox import Limits, MiB, Sandbox
 from ..trees import REPO_ROOT, tree_root
 from .criteria import CRITERIA, Criterion, Grade, Outcome
 from .isolate import CHECK_NUMBERS, check_outcomes, child_env
@@ -21,6 +22,8 @@ from .migration import migration_files, missing_constraints
 from .notes import add_notes
 from .on_postgres import MigrationFailedError, migrated_schema
 
+# mypy over a tree needs more room than the checks; the limits still bound it.
+TYPECHECK_LIMITS = Limits(cpu_seconds=300, address_space=6144 * MiB)
 MYPY_ERROR = re.compile(r"^(?P<path>[^:\s][^:]*):\d+(:\d+)?: error:")
 
 
@@ -64,6 +67,16 @@ def seeded_cache(scratch: Path) -> str:
     if baseline is not None:
         shutil.copytree(baseline, cache)
     return str(cache)
+
+
+def inside(tree: Path, line: str) -> bool:
+    """Whether a line of mypy's output is an error in a file of the tree."""
+    match = MYPY_ERROR.match(line)
+    if not match:
+        return False
+    path = Path(match["path"])
+    path = path if path.is_absolute() else REPO_ROOT / path
+    return os.path.abspath(path).startswith(str(tree) + os.sep)
 
 
 class Grader:
@@ -117,53 +130,45 @@ class Grader:
         try:
             with migrated_schema(
                 self.database_url, self.tree, files[0].parent, self.typecheck_timeout
-            ) as schema:
+            ) as tenant:
                 return check_outcomes(
                     self.tree,
                     "postgres",
                     timeout=self.timeout,
-                    database_url=self.database_url,
-                    env={"DB_SCHEMA": schema},
+                    database_url=tenant.url,
+                    env={"DB_SCHEMA": tenant.schema},
                 )
         except MigrationFailedError as error:
             return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", str(error)))
 
     def typecheck(self) -> Outcome:
-        """mypy --strict via `python -m labs typecheck`; only errors inside the tree count."""
-        command = [sys.executable, "-m", "labs", "typecheck", str(self.tree)]
-        with tempfile.TemporaryDirectory(prefix="lab-mypy-") as scratch:
-            env = child_env({"MYPY_CACHE_DIR": seeded_cache(Path(scratch))})
-            try:
-                done = subprocess.run(
-                    command,
-                    cwd=REPO_ROOT,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=self.typecheck_timeout,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                return Outcome(
-                    "fail", f"the typecheck did not finish within {self.typecheck_timeout:g} s"
-                )
-        errors = [line for line in done.stdout.splitlines() if self._inside_tree(line)]
+        """mypy --strict via `python -m labs typecheck`, sandboxed; only errors in the tree count.
+
+        mypy does not run the learner's code, but a pathological file can make
+        it take any memory or time, so it runs under the same limits.
+        """
+        with Sandbox(TYPECHECK_LIMITS) as box:
+            tree = box.share(self.tree, self.tree.name)
+            cache = Path(seeded_cache(box.home))
+            box.give(cache)
+            done = box.run(
+                [sys.executable, "-m", "labs", "typecheck", str(tree)],
+                timeout=self.typecheck_timeout,
+                env={"MYPY_CACHE_DIR": str(cache)},
+            )
+        if done.timed_out:
+            return Outcome(
+                "fail", f"the typecheck did not finish within {self.typecheck_timeout:g} s"
+            )
+        errors = [line for line in done.stdout.splitlines() if inside(tree, line)]
         if errors:
-            shown = "\n".join(errors[:10])
+            shown = "\n".join(errors[:10]).replace(str(tree) + os.sep, "")
             return Outcome("fail", f"{len(errors)} type error(s) in the tree", shown[:500])
         if done.returncode and not MYPY_ERROR.search(done.stdout or ""):
             return Outcome(
                 "fail", "mypy could not check the tree", (done.stdout + done.stderr).strip()[-500:]
             )
         return Outcome("pass")
-
-    def _inside_tree(self, line: str) -> bool:
-        match = MYPY_ERROR.match(line)
-        if not match:
-            return False
-        path = Path(match["path"])
-        path = path if path.is_absolute() else REPO_ROOT / path
-        return os.path.abspath(path).startswith(str(self.tree) + os.sep)
 
     def migration(self) -> Outcome:
         """Both unique constraints in the tree's own migration, read statically."""
