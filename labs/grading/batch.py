@@ -2,50 +2,26 @@
 
 A submission is a directory or a zip holding a copy of the starter tree
 (anywhere inside, with its migrations/ beside it if the learner made one).
-Each is copied to its own temporary directory and graded there; its code
-runs only in subprocesses with a timeout.
+Each is taken in safely (intake.py: no link followed, zips checked before
+they unpack), copied to its own temporary directory and graded there; its
+code runs only in its sandbox (labs/sandbox.py), with a timeout.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
-import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from ..regions import copy_tree
+from ..sandbox import clean_text
 from ..trees import SUBPACKAGES
 from .criteria import CRITERIA, Grade, Outcome
 from .grader import Grader
-
-
-class BrokenSubmission(Exception):
-    """The submission cannot be graded at all: it does not unpack, or holds no tree."""
-
-
-def unpack(source: Path, into: Path) -> Path:
-    """Copy a submission directory, or extract a zip, into a scratch folder; return it."""
-    if source.is_dir():
-        return Path(
-            shutil.copytree(
-                source,
-                into / "submission",
-                symlinks=False,
-                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-            )
-        )
-    if not source.exists():
-        raise BrokenSubmission(f"{source} does not exist")
-    try:
-        with zipfile.ZipFile(source) as archive:
-            archive.extractall(into / "submission")  # extractall refuses paths outside it
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
-        raise BrokenSubmission(f"the zip does not unpack: {error}") from None
-    return into / "submission"
+from .intake import BrokenSubmission, take_in
 
 
 def find_tree(root: Path) -> Path:
@@ -81,9 +57,11 @@ def grade_submission(
     source: Path, label: str, *, timeout: float, database_url: str | None = None
 ) -> Grade:
     """Grade one submission in its own temporary copy; a broken one gets a Grade saying why."""
+    label = clean_text(label)
     with tempfile.TemporaryDirectory(prefix="lab-grade-") as scratch:
         try:
-            found = find_tree(unpack(source, Path(scratch)))
+            intake = take_in(source, Path(scratch))
+            found = find_tree(intake.root)
         except BrokenSubmission as error:
             return broken_grade(label, str(error), database_url)
         # A name of its own per submission keeps mypy's shared cache from mixing them up.
@@ -93,6 +71,7 @@ def grade_submission(
         )
         grade = grader.grade(label)
         grade.broken = trouble(grade)
+        grade.notes += intake.notes()
         return grade
 
 

@@ -11,16 +11,19 @@ import subprocess
 import sys
 import tempfile
 import threading
+import weakref
 from pathlib import Path
 
 from ..regions import copy_tree
-from ..sandbox import Limits, MiB, Sandbox
+from ..sandbox import Limits, MiB, Sandbox, clean_text
 from ..trees import REPO_ROOT, tree_root
 from .criteria import CRITERIA, Criterion, Grade, Outcome
+from .edits import edits_outside_regions
 from .isolate import CHECK_NUMBERS, check_outcomes, child_env
 from .migration import migration_files, missing_constraints
-from .notes import add_notes
+from .notes import NEEDS_REVIEW, add_notes
 from .on_postgres import MigrationFailedError, migrated_schema
+from .splice import splice
 
 # mypy over a tree needs more room than the checks; the limits still bound it.
 TYPECHECK_LIMITS = Limits(cpu_seconds=300, address_space=6144 * MiB)
@@ -79,6 +82,29 @@ def inside(tree: Path, line: str) -> bool:
     return os.path.abspath(path).startswith(str(tree) + os.sep)
 
 
+def cleaned(outcome: Outcome) -> Outcome:
+    """An outcome whose texts are safe for a terminal, a CSV and Markdown."""
+    return Outcome(
+        outcome.status,
+        clean_text(outcome.message),
+        clean_text(outcome.output, keep_newlines=True),
+        clean_text(outcome.test_code, keep_newlines=True),
+    )
+
+
+def review_note(differ: list[str], unmatched: list[str]) -> str:
+    """Why a grade needs a person: the tree as handed in grades differently."""
+    reasons = []
+    if differ:
+        reasons.append(
+            "its regions alone (spliced into the shipped starter) and the tree as handed in "
+            "grade differently on " + ", ".join(differ)
+        )
+    if unmatched:
+        reasons.append("its TODO markers do not match the starter's in " + ", ".join(unmatched))
+    return f"{NEEDS_REVIEW}{'; '.join(reasons)} (a criterion is scored only when it passes both)"
+
+
 class Grader:
     """Grades the tree at `tree`: checks out of process, typecheck, its migration."""
 
@@ -90,17 +116,53 @@ class Grader:
         typecheck_timeout: float = 120.0,
         database_url: str | None = None,
         migrations: Path | None = None,
+        splicing: bool = True,
     ) -> None:
-        self.tree = tree.resolve()
+        self.tree = tree.resolve()  # the tree as handed in
         self.timeout = timeout
         self.typecheck_timeout = typecheck_timeout
         self.database_url = database_url
         self.migrations = migrations
         self._checks: dict[str, dict[int, Outcome]] = {}
         self._other: dict[str, Outcome] = {}
+        # Edits outside the regions never count: grade the regions in the shipped starter.
+        self.outside = edits_outside_regions(self.tree) if splicing else []
+        self.graded_tree, self.unmatched = self.tree, list[str]()
+        if self.outside:
+            scratch = Path(tempfile.mkdtemp(prefix="lab-spliced-"))
+            weakref.finalize(self, shutil.rmtree, scratch, True)
+            self.graded_tree = scratch / self.tree.name
+            self.unmatched = splice(self.tree, self.graded_tree)
+        self.as_handed_in = (
+            Grader(
+                self.tree,
+                timeout=timeout,
+                typecheck_timeout=typecheck_timeout,
+                database_url=database_url,
+                migrations=migrations,
+                splicing=False,
+            )
+            if self.outside
+            else None
+        )
+        self.differ: list[str] = []
 
     def outcome(self, criterion: Criterion) -> Outcome:
-        """How the tree does on one criterion."""
+        """How the tree does on one criterion, its texts cleaned of control characters.
+
+        With edits outside the regions, a criterion passes only when it passes
+        both spliced and as handed in: those edits can neither raise the score
+        nor hide a tree that does not work as handed in.
+        """
+        mine = cleaned(self._outcome(criterion))
+        if self.as_handed_in is None:
+            return mine
+        theirs = self.as_handed_in.outcome(criterion)
+        if theirs.status != mine.status and criterion.key not in self.differ:
+            self.differ.append(criterion.key)
+        return theirs if not theirs.passed else mine  # a failure as handed in says why
+
+    def _outcome(self, criterion: Criterion) -> Outcome:
         if criterion.check is not None:
             if criterion.kind == "postgres" and not self.database_url:
                 return Outcome(
@@ -118,7 +180,7 @@ class Grader:
     def _run_checks(self, store: str) -> dict[int, Outcome]:
         if store == "postgres":
             return self._run_checks_on_postgres()
-        return check_outcomes(self.tree, store, timeout=self.timeout)
+        return check_outcomes(self.graded_tree, store, timeout=self.timeout)
 
     def _run_checks_on_postgres(self) -> dict[int, Outcome]:
         """The six checks against a schema of this submission's own, built by its migration."""
@@ -132,7 +194,7 @@ class Grader:
                 self.database_url, self.tree, files[0].parent, self.typecheck_timeout
             ) as tenant:
                 return check_outcomes(
-                    self.tree,
+                    self.graded_tree,
                     "postgres",
                     timeout=self.timeout,
                     database_url=tenant.url,
@@ -148,7 +210,7 @@ class Grader:
         it take any memory or time, so it runs under the same limits.
         """
         with Sandbox(TYPECHECK_LIMITS) as box:
-            tree = box.share(self.tree, self.tree.name)
+            tree = box.share(self.graded_tree, self.tree.name)
             cache = Path(seeded_cache(box.home))
             box.give(cache)
             done = box.run(
@@ -199,5 +261,11 @@ class Grader:
         return grade
 
     def annotate(self, grade: Grade) -> None:
-        """Add the notes an instructor should read (see notes.py)."""
-        add_notes(grade, self.tree)
+        """Add the notes an instructor should read (see notes.py), and "needs review".
+
+        A tree edited outside its regions is graded twice, spliced and as
+        handed in; where any criterion comes out differently it needs review.
+        """
+        add_notes(grade, self.tree, self.outside)
+        if self.differ or self.unmatched:
+            grade.notes.insert(0, review_note(self.differ, self.unmatched))

@@ -12,9 +12,8 @@ import os
 import re
 import sys
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
-from ..sandbox import Sandbox, clean_text
+from ..sandbox import Sandbox, clean_text, url_needs_network
 from .criteria import Outcome
 
 CHECK_NUMBERS = range(1, 7)
@@ -129,12 +128,7 @@ def check_outcomes(
 
 def needs_network(database_url: str | None) -> bool:
     """Whether the checks need the network: only to reach a database over TCP."""
-    if not database_url:
-        return False
-    host = (urlsplit(database_url).hostname or "") + " ".join(
-        parse_qs(urlsplit(database_url).query).get("host", [])
-    )
-    return not host.startswith("/") and "%2F" not in database_url.upper()
+    return bool(database_url) and url_needs_network(database_url or "")
 
 
 def record(events: list[dict[str, object]], outcomes: dict[int, Outcome]) -> str:

@@ -31,7 +31,6 @@ from ..sandbox import Sandbox
 from ..trees import REPO_ROOT
 from .isolate import needs_network
 
-
 ERROR_LINE = re.compile(r"\w+(Error|Exception)\b")
 
 
