@@ -116,8 +116,8 @@ def replaced(before: dict[str, Original]) -> list[str]:
     (Python adds some, such as __warningregistry__) and submodules imported later.
     """
     now = snapshot()
-    return sorted(
-        name
+    changed = {
+        name.removeprefix("state:")
         for name in before.keys() | now.keys()
         if (name not in before and not harmless(name, now[name][0]))
         or (
@@ -128,7 +128,8 @@ def replaced(before: dict[str, Original]) -> list[str]:
                 or now[name][1] is not before[name][1]
             )
         )
-    )
+    }
+    return sorted(changed)
 
 
 def harmless(name: str, value: object) -> bool:
