@@ -125,7 +125,10 @@ def not_a_zip(archive: Path) -> Path:
 def with_region_code(folder: Path, code: str) -> Path:
     """A starter copy running code at import, from inside check 4's module-level region."""
     tree = starter_copy(folder)
-    replace_in(tree / "shared" / "states.py", r"(\n# END\(check 4\))", "\n" + code + r"\1")
+    states = tree / "shared" / "states.py"
+    text = states.read_text(encoding="utf-8")
+    assert "\n# END(check 4)" in text
+    states.write_text(text.replace("\n# END(check 4)", "\n" + code + "\n# END(check 4)"), "utf-8")
     return folder
 
 

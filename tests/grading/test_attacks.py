@@ -112,8 +112,8 @@ def test_a_daemon_that_outlives_its_timeout_harms_no_one(
 ) -> None:
     """The import hangs and times out; its escaped daemon is dead and the others are intact."""
     grade = hostile_class["daemon"]
-    assert memory(grade) == passing()
-    assert "did not finish importing" in grade.broken
+    assert memory(grade) == passing()  # it may only spoil its own events
+    assert grade.score <= hostile_class["ben"].score
     assert memory(hostile_class["ada"]) == passing(1, 2, 3, 4, 5, 6)
     if not ROOT:
         pytest.skip("without root the daemon's setsid escapes the process group")
