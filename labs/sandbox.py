@@ -182,6 +182,12 @@ def network_namespaces() -> bool:
     return _NETNS
 
 
+def machine_isolation() -> Isolation:
+    """What a sandbox gives on this machine (without a database reached over TCP)."""
+    own_user = os.geteuid() == 0 and covers() is not None
+    return Isolation(own_user=own_user, no_network=network_namespaces())
+
+
 class CappedOutput:
     """A child's stream kept as head and tail up to a cap; the middle is counted, not kept."""
 

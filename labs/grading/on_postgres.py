@@ -16,13 +16,14 @@ only as strong as the server's authentication (see INSTRUCTORS.md: with
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import secrets
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import psycopg2
 from psycopg2 import sql
@@ -91,10 +92,43 @@ def migrated_schema(
     tenant = Tenant(schema, as_role(database_url, schema, secrets.token_urlsafe(18)))
     try:
         create_tenant(database_url, tenant)
+        tenant = Tenant(schema, over_socket(database_url, tenant.url) or tenant.url)
         apply_migration(tenant, versions, timeout)
         yield tenant
     finally:
         drop_tenant(database_url, tenant.schema)
+
+
+def over_socket(database_url: str, url: str) -> str | None:
+    """The URL over the server's Unix socket, when it is local and others may reach the socket.
+
+    A sandbox without a network can still reach Postgres through a socket
+    file; a TCP URL to this machine is rewritten to it when that is possible.
+    """
+    parts = urlsplit(url)
+    if parts.hostname not in ("localhost", "127.0.0.1", "::1"):
+        return None
+    with contextlib.suppress(psycopg2.Error):
+        connection = admin(database_url)
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SHOW unix_socket_directories")
+                folders = str((cursor.fetchone() or [""])[0]).split(",")
+                cursor.execute("SHOW port")
+                port = str((cursor.fetchone() or [""])[0])
+        finally:
+            connection.close()
+        for folder in (f.strip() for f in folders):
+            if folder.startswith("/") and reachable(Path(folder)):
+                login = parts.netloc.rpartition("@")[0]
+                query = urlencode({"host": folder, "port": port})
+                return urlunsplit(parts._replace(netloc=f"{login}@", query=query))
+    return None
+
+
+def reachable(folder: Path) -> bool:
+    """Whether any user may pass through folder and every folder above it."""
+    return all(os.stat(p).st_mode & 0o001 for p in [folder, *folder.parents])
 
 
 def admin(database_url: str) -> psycopg2.extensions.connection:

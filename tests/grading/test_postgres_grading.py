@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import psycopg2
@@ -9,7 +10,16 @@ import pytest
 
 from labs.grading.criteria import Outcome
 from labs.grading.grader import Grader
-from labs.grading.on_postgres import Tenant, as_role, create_tenant, drop_tenant, grading_schema
+from labs.grading.on_postgres import (
+    Tenant,
+    as_role,
+    create_tenant,
+    drop_tenant,
+    grading_schema,
+    over_socket,
+)
+from labs.pgcluster import TempCluster
+from labs.sandbox import run_sandboxed
 from labs.trees import REPO_ROOT
 from tests.grading import submissions as make
 
@@ -135,3 +145,22 @@ def test_grading_on_postgres_leaves_no_role_behind(tmp_path: Path, fresh_databas
     with_real_migration(tree, constraints=False)
     postgres_outcomes(tree, fresh_database)
     assert grading_roles(fresh_database) == []
+
+
+def test_a_sandbox_without_network_reaches_its_schema_over_the_socket(
+    pg_cluster: TempCluster, fresh_database: str
+) -> None:
+    """With a socket folder others may enter, the role logs in through it from a netless sandbox."""
+    pg_cluster.root.chmod(0o711)  # enter, not list: the data folder inside stays private
+    schema = grading_schema(Path("ada"))
+    tenant = Tenant(schema, as_role(fresh_database, schema, "pw"))
+    create_tenant(fresh_database, tenant)
+    try:
+        url = over_socket(fresh_database, tenant.url)
+        assert url is not None and "host=%2F" in url
+        code = "import os, psycopg2; c = psycopg2.connect(os.environ['URL']); "
+        code += "k = c.cursor(); k.execute('SELECT current_user'); print(k.fetchone()[0])"
+        done = run_sandboxed([sys.executable, "-c", code], timeout=60, env={"URL": url})
+        assert done.stdout.strip() == tenant.schema, done.stderr
+    finally:
+        drop_tenant(fresh_database, tenant.schema)
