@@ -10,12 +10,12 @@ from pathlib import Path
 
 from labs.grading.criteria import Grade
 from labs.grading.edits import edits_outside_regions
-from labs.grading.grader import Grader
+from labs.grading.grader import Grader, typecheck_trees
 from labs.grading.isolate import check_outcomes
 from labs.grading.notes import NEEDS_REVIEW, needs_review
 from labs.grading.results import results_json
 from labs.grading.summary import table_lines, write_csv
-from labs.regions import regions_in
+from labs.regions import copy_tree, regions_in
 from labs.trees import REPO_ROOT, tree_root
 from tests.grading import submissions as make
 
@@ -163,3 +163,22 @@ def test_a_grade_that_needs_review_says_so_in_its_own_column(tmp_path: Path) -> 
         review = {row["submission"]: row["review"] for row in csv.DictReader(rows)}
     assert review == {"sly": "needs review", "ada": ""}
     assert "needs review" in next(line for line in table_lines([grade]) if line.startswith("sly"))
+
+
+def test_one_typecheck_for_a_class_gives_each_tree_its_own_outcome(tmp_path: Path) -> None:
+    """A tree that does not parse stops mypy; the others are still checked, each on its own."""
+    clean = make.fixed(tmp_path / "ada") / "starter"
+    mistyped = make.fixed(tmp_path / "ben") / "starter"
+    make.replace_in(
+        mistyped / "shared" / "keys.py",
+        r"(    # SOLUTION\(check 3\)[^\n]*\n|    # TODO\(check 3\)[^\n]*\n)",
+        r'\1    wrong: int = "text"\n',
+    )
+    broken = make.fixed(tmp_path / "cho") / "starter"
+    make.replace_in(
+        broken / "shared" / "keys.py", r"(    # TODO\(check 3\)[^\n]*\n)", r"\1    if (:\n"
+    )
+    trees = [copy_tree(t, tmp_path / f"graded_{t.parent.name}") for t in (clean, mistyped, broken)]
+    outcomes = typecheck_trees(trees, 300)
+    assert [outcomes[tree].status for tree in trees] == ["pass", "fail", "fail"]
+    assert "keys.py" in outcomes[trees[1]].output
