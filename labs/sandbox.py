@@ -262,15 +262,17 @@ os.kill(-1, signal.SIGKILL)
 
 
 def processes_of(uid: int) -> list[int]:
-    """The live (not zombie) processes whose real uid is uid."""
+    """The live (not zombie) processes of uid (the owner of /proc/PID is the process's uid)."""
     found = []
-    for entry in Path("/proc").iterdir():
+    for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         with contextlib.suppress(OSError):
-            status = (entry / "status").read_text()
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            if int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith("Z"):
+            if entry.stat(follow_symlinks=False).st_uid != uid:
+                continue
+            with open(f"/proc/{entry.name}/stat", encoding="utf-8", errors="replace") as stat:
+                state = stat.read().rpartition(")")[2].split()[0]
+            if state != "Z":
                 found.append(int(entry.name))
     return found
 
@@ -285,6 +287,11 @@ def kill_user(uid: int) -> None:
         )
         time.sleep(0.02)
     raise RuntimeError(f"processes of sandbox uid {uid} survived SIGKILL")
+
+
+def links(folder: str, names: list[str]) -> list[str]:
+    """The entries of folder that are symbolic links (for copytree's ignore)."""
+    return [name for name in names if os.path.islink(os.path.join(folder, name))]
 
 
 class Sandbox:
@@ -316,8 +323,8 @@ class Sandbox:
         self.close()
 
     def share(self, source: Path, name: str) -> Path:
-        """Copy a folder in, readable by the sandbox's user and by nobody else; never writable."""
-        copy = Path(shutil.copytree(source, self.root / name, symlinks=True))
+        """Copy a folder in, links left out: readable by the sandbox's user alone, not writable."""
+        copy = Path(shutil.copytree(source, self.root / name, symlinks=True, ignore=links))
         if self.uid is not None:
             for path in [copy, *copy.rglob("*")]:
                 os.lchown(path, 0, self.uid)
@@ -402,6 +409,7 @@ class Sandbox:
             process.stderr.fileno(): CappedOutput(self.limits.output_bytes),
         }
         returncode: int | None = None
+        killed = False
         deadline = time.monotonic() + timeout
         with selectors.DefaultSelector() as selector:
             for stream in (process.stdout, process.stderr):
@@ -410,6 +418,7 @@ class Sandbox:
                 if process.poll() is not None and returncode is None:
                     returncode = process.returncode
                     self.kill()  # nothing outlives the command; the pipes then reach their end
+                    killed = True
                     deadline = min(deadline, time.monotonic() + 1.0)
                 for key, _ in selector.select(
                     timeout=max(0.0, min(0.2, deadline - time.monotonic()))
@@ -422,7 +431,8 @@ class Sandbox:
         if returncode is None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 returncode = process.wait(timeout=max(0.0, deadline - time.monotonic()))
-        self.kill()
+        if not killed:
+            self.kill()
         process.wait()
         process.stdout.close()
         process.stderr.close()

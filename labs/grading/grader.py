@@ -19,6 +19,7 @@ from ..sandbox import Limits, MiB, Sandbox, clean_text
 from ..trees import REPO_ROOT, tree_root
 from .criteria import CRITERIA, Criterion, Grade, Outcome
 from .edits import edits_outside_regions
+from .intake import copy_folder
 from .isolate import CHECK_NUMBERS, check_outcomes, child_env
 from .migration import migration_files, missing_constraints
 from .notes import NEEDS_REVIEW, add_notes
@@ -107,6 +108,14 @@ def review_note(differ: list[str], unmatched: list[str]) -> str:
     return f"{NEEDS_REVIEW}{'; '.join(reasons)} (a criterion is scored only when it passes both)"
 
 
+def links_inside(tree: Path) -> bool:
+    """Whether a folder holds a symbolic link anywhere (not following any)."""
+    for folder, dirs, files in os.walk(tree, followlinks=False):
+        if any(os.path.islink(os.path.join(folder, name)) for name in [*dirs, *files]):
+            return True
+    return False
+
+
 def type_errors(tree: Path, errors: list[str]) -> Outcome:
     """A failed typecheck showing the first errors, with paths relative to the tree."""
     shown = "\n".join(errors[:10]).replace(str(tree) + os.sep, "")
@@ -166,6 +175,18 @@ class Grader:
         splicing: bool = True,
     ) -> None:
         self.tree = tree.resolve()  # the tree as handed in
+        found = migration_files(self.tree, migrations)
+        beside = migrations or (found[0].parent if found else None)
+        self.link_notes: list[str] = []
+        if links_inside(self.tree) or (beside is not None and links_inside(beside)):
+            # Never read through a learner's link (pytest --lab-tree takes the tree as it is).
+            scratch = Path(tempfile.mkdtemp(prefix="lab-taken-"))
+            weakref.finalize(self, shutil.rmtree, scratch, True)
+            intake = copy_folder(self.tree, scratch / self.tree.name)
+            self.tree, self.link_notes = intake.root, intake.notes()
+            if beside is not None:
+                taken = copy_folder(beside, scratch / "migrations")
+                migrations, self.link_notes = taken.root, self.link_notes + taken.notes()
         self.timeout = timeout
         self.typecheck_timeout = typecheck_timeout
         self.database_url = database_url
@@ -317,5 +338,6 @@ class Grader:
         handed in; where any criterion comes out differently it needs review.
         """
         add_notes(grade, self.tree, self.outside)
+        grade.notes += [note for note in self.link_notes if note not in grade.notes]
         if self.differ or self.unmatched:
             grade.notes.insert(0, review_note(self.differ, self.unmatched))

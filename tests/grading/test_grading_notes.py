@@ -182,3 +182,13 @@ def test_one_typecheck_for_a_class_gives_each_tree_its_own_outcome(tmp_path: Pat
     outcomes = typecheck_trees(trees, 300)
     assert [outcomes[tree].status for tree in trees] == ["pass", "fail", "fail"]
     assert "keys.py" in outcomes[trees[1]].output
+
+
+def test_a_tree_graded_in_place_is_never_read_through_its_links(tmp_path: Path) -> None:
+    """keys.py linked to the solution's (pytest --lab-tree reads no copy): left out and named."""
+    tree = make.starter_copy(tmp_path / "eve")
+    (tree / "shared" / "keys.py").unlink()
+    (tree / "shared" / "keys.py").symlink_to(tree_root("solution") / "shared" / "keys.py")
+    grade = Grader(tree, timeout=20.0).grade("eve")
+    assert grade.outcomes["memory-3"].status == "fail"
+    assert "shared/keys.py -> " in grade.note
