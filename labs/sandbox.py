@@ -32,22 +32,21 @@ import fcntl
 import itertools
 import json
 import os
-import re
 import selectors
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, BinaryIO, Protocol
+from typing import IO
 from urllib.parse import parse_qs, urlsplit
 
 from .trees import REPO_ROOT
+from .untrusted import CappedOutput
 
 MiB = 1024 * 1024
 # Numbered users for the slots; no account needs to exist for a uid to own processes and files.
@@ -55,26 +54,6 @@ UID_BASE = int(os.environ.get("LAB_SANDBOX_UID_BASE", "1900000000"))
 SLOTS = 256
 SLOT_LOCKS = Path(tempfile.gettempdir()) / "lab-sandbox-slots"
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
-
-
-# Terminal escapes (CSI, OSC, other ESC sequences), then any control character left.
-ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\x1b[@-_]?|\x9b[0-?]*[ -/]*[@-~]"
-)
-CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def clean_text(text: str, *, keep_newlines: bool = False) -> str:
-    """Untrusted text made safe to print or write: no escapes, no control characters.
-
-    A carriage return, a bell, a backspace or an ANSI sequence in a learner's
-    exception message could rewrite a terminal table or a CSV cell; all go.
-    Tabs become spaces; newlines stay only when asked for (multi-line output).
-    """
-    text = ESCAPES.sub("", text).replace("\t", " ")
-    if not keep_newlines:
-        text = text.replace("\r\n", " ").replace("\n", " ")
-    return CONTROLS.sub("", text.replace("\r\n", "\n") if keep_newlines else text)
 
 
 @dataclass(frozen=True)
@@ -186,33 +165,6 @@ def machine_isolation() -> Isolation:
     """What a sandbox gives on this machine (without a database reached over TCP)."""
     own_user = os.geteuid() == 0 and covers() is not None
     return Isolation(own_user=own_user, no_network=network_namespaces())
-
-
-class CappedOutput:
-    """A child's stream kept as head and tail up to a cap; the middle is counted, not kept."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.dropped = 0
-
-    def feed(self, chunk: bytes) -> None:
-        """Take one chunk read from the child."""
-        room = self.cap - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        self.tail += chunk
-        if len(self.tail) > self.cap:
-            self.dropped += len(self.tail) - self.cap
-            del self.tail[: len(self.tail) - self.cap]
-
-    def text(self) -> str:
-        """What was kept, decoded and cleaned of control characters (untrusted text)."""
-        cut = f"\n[... {self.dropped} bytes not kept ...]\n" if self.dropped else ""
-        raw = self.head.decode("utf-8", "replace") + cut + self.tail.decode("utf-8", "replace")
-        return clean_text(raw, keep_newlines=True)
 
 
 @dataclass
@@ -479,94 +431,6 @@ def run_sandboxed(
     """Run one command in a sandbox of its own (a typecheck, a migration) and clean up."""
     with sandbox(limits, network=network) as box:
         return box.run(argv, timeout=timeout, env=env, cwd=cwd)
-
-
-class HostSpecLike(Protocol):
-    """What a launcher is asked to start (labs.launch.HostSpec has these fields)."""
-
-    @property
-    def tree(self) -> Path: ...
-    @property
-    def store(self) -> str: ...
-    @property
-    def database_url(self) -> str | None: ...
-    @property
-    def schema(self) -> str | None: ...
-
-
-class SandboxedHost:
-    """A tree host running in a sandbox: its pipes, its capped stderr, and a kill for all of it."""
-
-    def __init__(
-        self, process: subprocess.Popen[bytes], requests: BinaryIO, answers: BinaryIO, box: Sandbox
-    ) -> None:
-        self.process, self.requests, self.answers, self.box = process, requests, answers, box
-        self.pid = process.pid
-        self._stderr = CappedOutput(box.limits.output_bytes)
-        self._reader = threading.Thread(target=self._drain, daemon=True)
-        self._reader.start()
-
-    def _drain(self) -> None:
-        stream = self.process.stderr
-        assert stream is not None
-        while chunk := os.read(stream.fileno(), 65536):
-            self._stderr.feed(chunk)
-
-    def stderr_tail(self) -> str:
-        """The end of what the host wrote to stderr: capped, cleaned, untrusted."""
-        return self._stderr.text()[-4000:]
-
-    def kill(self) -> None:
-        """Kill the host and everything it started, then free the sandbox."""
-        for stream in (self.requests, self.answers):
-            with contextlib.suppress(OSError):
-                stream.close()
-        self.box.close()
-        self.process.wait()
-        self._reader.join(timeout=2)
-        if self.process.stderr is not None and not self._reader.is_alive():
-            self.process.stderr.close()
-
-
-class SandboxedLauncher:
-    """Starts the tree host (`python -m labs.host ...`) in a sandbox of its own per launch.
-
-    It fits labs.launch.Launcher: launch(HostSpec) -> a host process with
-    requests/answers pipes, kill(), stderr_tail() and pid. The host is exec'd
-    by the sandbox's trampoline, so the process on the pipes is the host itself.
-    """
-
-    def __init__(self, limits: Limits | None = None, *, module: str = "labs.host") -> None:
-        self.limits = limits
-        self.module = module
-
-    def launch(self, request: HostSpecLike) -> SandboxedHost:
-        """Copy the tree into a new sandbox and start the host there on two pipes."""
-        url = request.database_url
-        box = Sandbox(self.limits, network=bool(url) and url_needs_network(url or ""))
-        to_host, from_grader = os.pipe()  # requests: the grader writes, the host reads
-        from_host, to_grader = os.pipe()  # answers: the host writes, the grader reads
-        try:
-            tree = box.share(Path(request.tree), Path(request.tree).name)
-            command = [sys.executable, "-m", self.module, "--tree", str(tree)]
-            command += ["--store", request.store]
-            command += ["--database-url", url] if url else []
-            command += ["--schema", request.schema] if request.schema else []
-            command += ["--requests-fd", str(to_host), "--answers-fd", str(to_grader)]
-            env = {"DATABASE_URL": url} if url else {}
-            env |= {"DB_SCHEMA": request.schema} if request.schema else {}
-            process = box.popen(
-                command, env=env, pass_fds=(to_host, to_grader), stdout=subprocess.DEVNULL
-            )
-        except BaseException:
-            box.close()
-            os.close(from_grader)
-            os.close(from_host)
-            raise
-        finally:
-            os.close(to_host)  # the host's ends live on in the host only
-            os.close(to_grader)
-        return SandboxedHost(process, os.fdopen(from_grader, "wb"), os.fdopen(from_host, "rb"), box)
 
 
 def url_needs_network(database_url: str) -> bool:

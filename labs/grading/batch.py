@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..regions import copy_tree
-from ..sandbox import clean_text
 from ..trees import SUBPACKAGES
+from ..untrusted import clean_text
 from .criteria import CRITERIA, Grade, Outcome
 from .grader import Grader, typecheck_trees
 from .intake import BrokenSubmission, Intake, take_in

@@ -15,8 +15,9 @@ import weakref
 from pathlib import Path
 
 from ..regions import copy_tree
-from ..sandbox import Limits, MiB, Sandbox, clean_text
+from ..sandbox import Limits, MiB, Sandbox
 from ..trees import REPO_ROOT, tree_root
+from ..untrusted import clean_text
 from .criteria import CRITERIA, Criterion, Grade, Outcome
 from .edits import edits_outside_regions
 from .intake import copy_folder

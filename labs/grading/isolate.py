@@ -13,7 +13,8 @@ import re
 import sys
 from pathlib import Path
 
-from ..sandbox import Sandbox, clean_text, url_needs_network
+from ..sandbox import Sandbox, url_needs_network
+from ..untrusted import clean_text
 from .criteria import Outcome
 
 CHECK_NUMBERS = range(1, 7)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..sandbox import clean_text
+from ..untrusted import clean_text
 from .criteria import ON_POSTGRES, Grade
 from .edits import edits_note, edits_outside_regions
 from .isolate import CHECK_NUMBERS, TAMPERED

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..sandbox import clean_text
+from ..untrusted import clean_text
 from .criteria import CRITERIA, Criterion, Grade
 from .notes import needs_review
 

@@ -23,7 +23,6 @@ from labs.grading.batch import grade_all
 from labs.grading.criteria import Grade
 from labs.grading.results import results_json
 from labs.grading.summary import table_lines, write_csv, write_markdown
-from labs.sandbox import SLOTS, UID_BASE, processes_of
 from tests.grading import submissions as make
 
 TIMEOUT = 10.0
@@ -117,12 +116,11 @@ def test_a_daemon_that_outlives_its_timeout_harms_no_one(
     assert memory(hostile_class["ada"]) == passing(1, 2, 3, 4, 5, 6)
     if not ROOT:
         pytest.skip("without root the daemon's setsid escapes the process group")
-    alive = [p for uid in range(UID_BASE, UID_BASE + SLOTS) for p in processes_of(uid)]
-    assert alive == []
-    beat = open_dir / "beat"
-    before = beat.read_text() if beat.exists() else ""
+    beat = open_dir / "beat"  # the daemon writes it every 0.1 s for as long as it lives
+    assert beat.exists()  # it did run, and outlived the probe it forked from
+    before = beat.read_text()
     time.sleep(0.5)
-    assert (beat.read_text() if beat.exists() else "") == before
+    assert beat.read_text() == before
 
 
 def test_a_stderr_flood_is_graded_honestly(hostile_class: dict[str, Grade]) -> None:
