@@ -5,6 +5,10 @@ It fits the launcher contract of labs.launch (see /work/interfaces.md A):
 there with two pipes, one for requests and one for answers; the returned
 host has `requests`, `answers`, `pid`, `kill()` (the host and everything it
 started, then the sandbox) and `stderr_tail()` (capped, cleaned text).
+
+Until labs.launch exists, `HostSpecLike` stands for its HostSpec; once it
+does, the harness passes `launcher=SandboxedLauncher()` to run_checks and
+isolate.check_outcomes stops starting the probe (see grading/isolate.py).
 """
 
 from __future__ import annotations
