@@ -82,7 +82,9 @@ def check_outcomes(
 
     The tree is copied into the sandbox (readable by its user, writable by
     nobody), and the probe writes its events in the sandbox's private folder,
-    which no other submission's processes can reach.
+    which no other submission's processes can reach. Once the checks run in
+    the driver (labs.driver) with the tree in its host, this loop becomes one
+    run_checks(..., launcher=SandboxedLauncher(), check_timeout=timeout) call.
     """
     outcomes: dict[int, Outcome] = {}
     extra = {**(env or {}), **({"DATABASE_URL": database_url} if database_url else {})}
