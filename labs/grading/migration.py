@@ -299,8 +299,8 @@ def judge_migration(
     from .on_postgres import MigrationFailedError, migrated_schema
 
     try:
-        with migrated_schema(database_url, tree, files[0].parent, timeout) as schema:
-            indexes = read_indexes(database_url, schema)
+        with migrated_schema(database_url, tree, files[0].parent, timeout) as tenant:
+            indexes = read_indexes(database_url, tenant.schema)
     except MigrationFailedError as error:
         return Outcome("fail", str(error))
     return judge_indexes(indexes)
