@@ -64,8 +64,8 @@ class MemoryStore:
         # with the same key cannot both find it free.
         with self._lock:
             self._session(session_id)  # foreign key: no run without its session
-            # SOLUTION(check 3): keep idempotency_key unique: if the key index already
-            # holds a run for idempotency_key, return that run (created=False).
+            # SOLUTION(check 3): keep idempotency_key unique: return the run that already holds it.
+            # One lookup in the index self._runs_by_key says whether the key is taken.
             if idempotency_key in self._runs_by_key:
                 holder = self._runs[self._runs_by_key[idempotency_key][0]]
                 return RunCreated(run=holder.model_copy(), created=False)
@@ -110,8 +110,9 @@ class MemoryStore:
             self._session(session_id)
             if run_id is not None:
                 self._run(run_id)
-            # SOLUTION(check 5): keep (run_id, seq) unique: if the (run_id, seq) index
-            # already holds a message, raise DuplicateMessageError(run_id, seq).
+            # SOLUTION(check 5): keep (run_id, seq) unique: refuse a second message at that seq.
+            # One lookup in the index self._message_at says whether (run_id, seq) is taken;
+            # if it is, raise DuplicateMessageError(run_id, seq).
             if run_id is not None and (run_id, seq) in self._message_at:
                 raise DuplicateMessageError(run_id, seq)
             # END(check 5)

@@ -64,8 +64,8 @@ class MemoryStore:
         # with the same key cannot both find it free.
         with self._lock:
             self._session(session_id)  # foreign key: no run without its session
-            # TODO(check 3): keep idempotency_key unique: if the key index already
-            # holds a run for idempotency_key, return that run (created=False).
+            # TODO(check 3): keep idempotency_key unique: return the run that already holds it.
+            # One lookup in the index self._runs_by_key says whether the key is taken.
             # As shipped, every call inserts a new run, even for a key already stored.
             # END(check 3)
             self._runs[run.id] = run
@@ -108,8 +108,9 @@ class MemoryStore:
             self._session(session_id)
             if run_id is not None:
                 self._run(run_id)
-            # TODO(check 5): keep (run_id, seq) unique: if the (run_id, seq) index
-            # already holds a message, raise DuplicateMessageError(run_id, seq).
+            # TODO(check 5): keep (run_id, seq) unique: refuse a second message at that seq.
+            # One lookup in the index self._message_at says whether (run_id, seq) is taken;
+            # if it is, raise DuplicateMessageError(run_id, seq).
             # As shipped, a second message at the same seq is stored beside the first.
             # END(check 5)
             self._messages.setdefault(run_id, []).append(message)
