@@ -114,9 +114,9 @@ class CheckContext:
         )
         return str(value)
 
-    def burst(self, n: int, op: str, **call: Any) -> list[dict[str, Any]]:
-        """The same request on n threads at once, thread switches forced: one answer each."""
-        answers = self.host.call("burst", n=n, call={"op": op, **call}, switch_interval=1e-6)
+    def burst(self, n: int, op: str, *, pause: float = 1e-4, **call: Any) -> list[dict[str, Any]]:
+        """The same request on n threads at once, switching threads between the tree's lines."""
+        answers = self.host.call("burst", n=n, call={"op": op, **call}, pause=pause)
         return [a for a in answers if isinstance(a, dict)] if isinstance(answers, list) else []
 
     def new_session(self) -> str:

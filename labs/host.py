@@ -23,8 +23,9 @@ Operations:
     key {session_id, client_message_id, message, now}   idempotency_key_for
     allowlist                        [[from, to, can_transition], ...] for all status pairs
     pending_runs {limit}             the worker's query
-    burst {n, call, switch_interval} the same call on n threads at once: a list of
-                                     {ok, value | error}, with thread switches forced
+    burst {n, call, pause}           the same call on n threads at once: a list of
+                                     {ok, value | error}; each thread sleeps `pause` s on
+                                     every line of the tree's code, forcing thread switches
 
 Whatever the tree prints goes to this process's fd 1 and 2, which the
 launcher connects to a capped pipe: it never reaches the driver's terminal,
@@ -40,6 +41,7 @@ import json
 import os
 import sys
 import threading
+import time
 import traceback
 from enum import Enum
 from pathlib import Path
@@ -198,18 +200,24 @@ class Host:
             return worker.pending_runs(self.store, int(request.get("limit", 100)))
 
     def op_burst(self, request: dict[str, Any]) -> list[dict[str, Any]]:
-        count = min(int(request.get("n", 2)), MAX_BURST)
+        count = max(1, min(int(request.get("n", 2)), MAX_BURST))
         call = dict(request["call"])
+        pause = min(max(float(request.get("pause", 0.0)), 0.0), 0.01)
         start = threading.Barrier(count)
         answers: list[dict[str, Any]] = [{}] * count
+        tracer = self._pauser(pause) if pause else None
 
         def one(index: int) -> None:
             start.wait()
-            answers[index] = self.answer(call)
+            sys.settrace(tracer)
+            try:
+                answers[index] = self.answer(call)
+            finally:
+                sys.settrace(None)
 
         threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
         previous = sys.getswitchinterval()
-        sys.setswitchinterval(float(request.get("switch_interval", 1e-6)))
+        sys.setswitchinterval(float(request.get("switch_interval", 1e-5)))
         try:
             for thread in threads:
                 thread.start()
@@ -218,6 +226,25 @@ class Host:
         finally:
             sys.setswitchinterval(previous)
         return answers
+
+    def _pauser(self, pause: float) -> Any:
+        """A trace function that sleeps on every line of the tree's own code.
+
+        Sleeping hands the processor to the other threads of the burst, so
+        each thread stops between any two lines of the tree: a check and an
+        insert that are not done under one lock are caught in between.
+        """
+        root = str(self.tree.root)
+
+        def on_line(frame: Any, event: str, arg: Any) -> Any:
+            if event == "line":
+                time.sleep(pause)
+            return on_line
+
+        def on_call(frame: Any, event: str, arg: Any) -> Any:
+            return on_line if frame.f_code.co_filename.startswith(root) else None
+
+        return on_call
 
 
 def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | None = None) -> int:
