@@ -105,10 +105,12 @@ class Database:
 
     def __init__(self, url: str, schema: str) -> None:
         import psycopg2
+        from sqlalchemy.engine import make_url
 
         from .catalog import psycopg2_url
 
-        self.connection = psycopg2.connect(psycopg2_url(url))
+        plain_url = make_url(psycopg2_url(url)).set(drivername="postgresql")
+        self.connection = psycopg2.connect(plain_url.render_as_string(hide_password=False))
         self.connection.autocommit = True
         self.schema = schema
 
