@@ -9,6 +9,7 @@ what it expected, what it got, and the TODO(check N) line to edit.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from .harness import CHECKS, Check, CheckContext, CheckFailed, Refused, check, expect, record
@@ -42,11 +43,16 @@ def gateway_intake(ctx: CheckContext) -> None:
     session_id = ctx.new_session()
     answer = ctx.post("/chat", {"sessionId": session_id, "message": ctx.text()})
     expect(
-        answer.status == 202 and bool(answer.field("runId")) and answer.field("status") == "pending",
+        answer.status == 202
+        and bool(answer.field("runId"))
+        and answer.field("status") == "pending",
         "202 {runId, status: pending}",
         answer.shown(),
     )
-    for bad, field in (({"message": ctx.text()}, "sessionId"), ({"sessionId": session_id}, "message")):
+    for bad, field in (
+        ({"message": ctx.text()}, "sessionId"),
+        ({"sessionId": session_id}, "message"),
+    ):
         refused = ctx.post("/chat", bad)
         expect(
             refused.status == 400 and field in refused.text,
@@ -72,7 +78,9 @@ def three_grains(ctx: CheckContext) -> None:
     expect(status == "pending", "the new run to read back as pending", status)
     seqs = ctx.rng.sample(range(50), 3)
     for seq in seqs:
-        ctx.store("append_message", session["id"], run_id, "assistant", ctx.text(), seq, actor="worker")
+        ctx.store(
+            "append_message", session["id"], run_id, "assistant", ctx.text(), seq, actor="worker"
+        )
     found = ctx.store("messages_for_run", run_id, actor="worker")
     read = [record(m).get("seq") for m in found] if isinstance(found, list) else found
     expect(read == sorted(seqs), f"messages read back ordered by seq: {sorted(seqs)}", str(read))
@@ -80,7 +88,7 @@ def three_grains(ctx: CheckContext) -> None:
 
 @check(3, "idempotency: one run per clientMessageId in a session, even at once", "shared/keys.py")
 def idempotency(ctx: CheckContext) -> None:
-    """The key is stable, scoped to the session and blind to time; one row per key, even in a race."""
+    """The key is stable, per session, blind to time; one row per key, even in a race."""
     keys_hint, store_hint = ctx.hint("shared/keys.py", 3), ctx.schema_or("infra/memory.py", 3)
     mine, theirs = ctx.new_session(), ctx.new_session()
     client_id, other_id, text = ctx.token("c"), ctx.token("c"), ctx.text()
@@ -161,9 +169,11 @@ def one_race(ctx: CheckContext, session_id: str, hint: object) -> None:
     )
 
 
-@check(4, "state machine: every allowed move goes through, every other is refused", "shared/states.py")
+@check(
+    4, "state machine: every allowed move goes through, every other is refused", "shared/states.py"
+)
 def state_machine(ctx: CheckContext) -> None:
-    """All 36 moves: the lesson's go through, the others raise naming both states and change nothing."""
+    """All 36 moves: the lesson's go through; others raise naming both states, changing nothing."""
     hint = ctx.hint("shared/states.py", 4)
     expect(
         sorted(ctx.statuses) == sorted(LESSON_MOVES),
@@ -177,7 +187,9 @@ def state_machine(ctx: CheckContext) -> None:
         run_id = run_at(ctx, session_id, current, hint)
         for target in LESSON_MOVES:
             if target in allowed:
-                moved = record(move(ctx, run_at(ctx, session_id, current, hint), current, target, hint))
+                moved = record(
+                    move(ctx, run_at(ctx, session_id, current, hint), current, target, hint)
+                )
                 expect(
                     moved.get("status") == target,
                     f"{current} -> {target} to leave the run {target}",
@@ -210,7 +222,11 @@ def state_machine(ctx: CheckContext) -> None:
         worst = min(went_through, key=lesson_order)
         others = [m for m in went_through if m != worst]
         state, _, target = worst.partition(" -> ")
-        more = f" (and {len(others)} more the lesson refuses: {', '.join(others[:3])}" if others else ""
+        more = (
+            f" (and {len(others)} more the lesson refuses: {', '.join(others[:3])}"
+            if others
+            else ""
+        )
         more += ", …)" if len(others) > 3 else (")" if others else "")
         raise CheckFailed(
             f"IllegalTransitionError for {worst}",
@@ -220,10 +236,8 @@ def state_machine(ctx: CheckContext) -> None:
     # One traced walk, for the sequence diagram: pending -> running -> done, then refused.
     run_id = run_at(ctx, session_id, "pending", hint)
     for current, target in (("pending", "running"), ("running", "done"), ("done", "running")):
-        try:
+        with contextlib.suppress(Refused):
             ctx.store("transition", run_id, current, target, actor="worker")
-        except Refused:
-            pass
 
 
 def lesson_order(move: str) -> tuple[bool, bool, bool, int, int]:
@@ -231,12 +245,20 @@ def lesson_order(move: str) -> tuple[bool, bool, bool, int, int]:
     current, _, target = move.partition(" -> ")
     order = list(LESSON_MOVES)
     terminal = not LESSON_MOVES.get(current, frozenset({""}))
-    return (not terminal, current == target, target != "running", order.index(current), order.index(target))
+    return (
+        not terminal,
+        current == target,
+        target != "running",
+        order.index(current),
+        order.index(target),
+    )
 
 
 def run_at(ctx: CheckContext, session_id: str, status: str, hint: object) -> str:
     """A new run brought to status by the lesson's moves."""
-    created = record(ctx.store("create_run", session_id, ctx.text(), ctx.token("key"), traced=False))
+    created = record(
+        ctx.store("create_run", session_id, ctx.text(), ctx.token("key"), traced=False)
+    )
     run_id = str(record(created.get("run")).get("id"))
     current = "pending"
     for target in PATHS[status]:
@@ -250,7 +272,11 @@ def move(ctx: CheckContext, run_id: str, current: str, target: str, hint: object
     try:
         return ctx.store("transition", run_id, current, target, actor="worker", traced=False)
     except Refused as error:
-        why = " (a run may fail before it ever runs)" if (current, target) == ("pending", "failed") else ""
+        why = (
+            " (a run may fail before it ever runs)"
+            if (current, target) == ("pending", "failed")
+            else ""
+        )
         raise CheckFailed(
             f"{current} -> {target} to be allowed{why}",
             error.describe(),
@@ -264,7 +290,11 @@ def message_order(ctx: CheckContext) -> None:
     hint = ctx.schema_or("infra/memory.py", 5)
     session_id = ctx.new_session()
     runs = [
-        str(record(record(ctx.store("create_run", session_id, ctx.text(), ctx.token("key"))).get("run")).get("id"))
+        str(
+            record(
+                record(ctx.store("create_run", session_id, ctx.text(), ctx.token("key"))).get("run")
+            ).get("id")
+        )
         for _ in range(2)
     ]
     first, later = ctx.text(), ctx.rng.randrange(2, 1000)
@@ -275,12 +305,16 @@ def message_order(ctx: CheckContext) -> None:
         (runs[0], later, ctx.text(), f"seq {later} in the first run"),
     ):
         try:
-            ctx.store("append_message", session_id, run_id, "assistant", content, seq, actor="worker")
+            ctx.store(
+                "append_message", session_id, run_id, "assistant", content, seq, actor="worker"
+            )
         except Refused as error:
             raise CheckFailed(f"{what} to be accepted", error.describe(), hint) from None
     for seq, original in ((0, first), (later, None)):
         try:
-            ctx.store("append_message", session_id, runs[0], "assistant", ctx.text(), seq, actor="worker")
+            ctx.store(
+                "append_message", session_id, runs[0], "assistant", ctx.text(), seq, actor="worker"
+            )
         except Refused as error:
             expect(
                 error.type == "DuplicateMessageError",
@@ -307,6 +341,14 @@ def worker_sees_pending(ctx: CheckContext) -> None:
     run_id = answer.field("runId")
     expect(answer.status == 202 and run_id is not None, "202 with a runId", answer.shown())
     seen = ctx.host.call("pending_runs", limit=10_000)
-    ids = {record(r).get("id"): record(r).get("status") for r in seen} if isinstance(seen, list) else {}
-    expect(run_id in ids, f"pending_runs to include {run_id}", f"{len(ids)} pending run(s), not that one")
+    ids = (
+        {record(r).get("id"): record(r).get("status") for r in seen}
+        if isinstance(seen, list)
+        else {}
+    )
+    expect(
+        run_id in ids,
+        f"pending_runs to include {run_id}",
+        f"{len(ids)} pending run(s), not that one",
+    )
     expect(ids[run_id] == "pending", "the run to be pending", str(ids[run_id]))

@@ -63,11 +63,14 @@ class HostSession:
             tail = clean(session.process.stderr_tail(), 600)
             session.kill()
             raise TreeDoesNotImport(
-                f"the tree's host stopped while importing it ({error})" + (f": {tail}" if tail else "")
+                f"the tree's host stopped while importing it ({error})"
+                + (f": {tail}" if tail else "")
             ) from None
         if answer.get("id") != "hello" or answer.get("ok") is not True:
             session.kill()
-            raise TreeDoesNotImport(Refused(answer.get("error")).message or "no hello from the host")
+            raise TreeDoesNotImport(
+                Refused(answer.get("error")).message or "no hello from the host"
+            )
         value = answer.get("value")
         session.hello = value if isinstance(value, dict) else {}
         return session
@@ -123,7 +126,9 @@ class Database:
 
     def count(self, table: str, idempotency_key: str) -> int:
         """Rows of runs holding this key."""
-        rows = self._one("SELECT count(*) FROM {schema}.runs WHERE idempotency_key = %s", idempotency_key)
+        rows = self._one(
+            "SELECT count(*) FROM {schema}.runs WHERE idempotency_key = %s", idempotency_key
+        )
         return int(rows[0][0])
 
     def status(self, run_id: str) -> str:
@@ -134,7 +139,8 @@ class Database:
     def contents(self, run_id: str, seq: int) -> list[str]:
         """The contents of the run's messages at seq."""
         rows = self._one(
-            "SELECT content FROM {schema}.messages WHERE run_id = %s AND seq = %s ORDER BY created_at",
+            "SELECT content FROM {schema}.messages WHERE run_id = %s AND seq = %s"
+            " ORDER BY created_at",
             run_id,
             seq,
         )
@@ -209,11 +215,17 @@ class Driver:
             session.deadline = time.monotonic() + self.check_timeout
             session.take_events()
             session.call("open_store")
-            ctx = CheckContext(self.tree, self.store_kind, session, self.rng, self.db, session.statuses)
+            ctx = CheckContext(
+                self.tree, self.store_kind, session, self.rng, self.db, session.statuses
+            )
             run(ctx)
             outcome.passed = True
         except CheckFailed as failure:
-            outcome.expected, outcome.got, outcome.hint = failure.expected, failure.got, failure.hint
+            outcome.expected, outcome.got, outcome.hint = (
+                failure.expected,
+                failure.got,
+                failure.hint,
+            )
         except HostTimeout:
             outcome.expected = f"the check to finish within {self.check_timeout:g} s"
             outcome.got = (
@@ -273,4 +285,3 @@ def _source(run: Callable[..., Any]) -> str:
         return inspect.getsource(run)
     except (OSError, TypeError):
         return ""
-

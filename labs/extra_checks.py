@@ -59,8 +59,12 @@ def reused_client_message_id(ctx: CheckContext) -> None:
     """The same clientMessageId with a different message is a client bug: 409."""
     session_id, client_id = ctx.new_session(), ctx.token("reused")
     one, two = ctx.text(), ctx.text()
-    first = ctx.post("/chat", {"sessionId": session_id, "message": one, "clientMessageId": client_id})
-    second = ctx.post("/chat", {"sessionId": session_id, "message": two, "clientMessageId": client_id})
+    first = ctx.post(
+        "/chat", {"sessionId": session_id, "message": one, "clientMessageId": client_id}
+    )
+    second = ctx.post(
+        "/chat", {"sessionId": session_id, "message": two, "clientMessageId": client_id}
+    )
     if first.status != 202:
         raise CheckFailed("202 for the first message", first.shown())
     expect(
@@ -77,7 +81,10 @@ def retry_without_client_id(ctx: CheckContext) -> None:
     body = {"sessionId": session_id, "message": ctx.text()}
     for _attempt in range(2):  # a second try only if a bucket boundary fell in between
         before = ctx.key(session_id, None, body["message"])
-        first, second = ctx.post("/chat", body).field("runId"), ctx.post("/chat", body).field("runId")
+        first, second = (
+            ctx.post("/chat", body).field("runId"),
+            ctx.post("/chat", body).field("runId"),
+        )
         if ctx.key(session_id, None, body["message"]) == before:
             break
     expect(

@@ -19,9 +19,27 @@ from .trace import clean
 from .trees import Tree
 
 WORDS = (
-    "flight hotel invoice refund weather recipe poem summary train museum ticket "
-    "garden river lamp orbit violin harbor meadow copper lantern"
-).split()
+    "flight",
+    "hotel",
+    "invoice",
+    "refund",
+    "weather",
+    "recipe",
+    "poem",
+    "summary",
+    "train",
+    "museum",
+    "ticket",
+    "garden",
+    "river",
+    "lamp",
+    "orbit",
+    "violin",
+    "harbor",
+    "meadow",
+    "copper",
+    "lantern",
+)
 
 
 class CheckFailed(Exception):

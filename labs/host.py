@@ -266,7 +266,9 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
         import_tree(tree)
         host = Host(tree, spec)
     except BaseException as error:  # even SystemExit: the driver must hear why
-        text = str(error) if isinstance(error, TreeLoadError) else f"{type(error).__name__}: {error}"
+        text = (
+            str(error) if isinstance(error, TreeLoadError) else f"{type(error).__name__}: {error}"
+        )
         error_answer = {"type": "TreeLoadError", "message": text[:TEXT_CAP], "where": ""}
         _write(answers, {"id": "hello", "ok": False, "error": error_answer, "events": []})
         return 0

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import json
 import os
 import select
@@ -117,7 +118,7 @@ def host_command(
         command += ["--database-url", spec.database_url]
     if spec.schema:
         command += ["--schema", spec.schema]
-    return command + ["--requests-fd", str(requests_fd), "--answers-fd", str(answers_fd)]
+    return [*command, "--requests-fd", str(requests_fd), "--answers-fd", str(answers_fd)]
 
 
 class PipeHost:
@@ -228,7 +229,7 @@ class PipeHost:
 
 
 def _close_all_but(*keep: int) -> None:
-    """Close every inherited fd but 0, 1, 2 and keep: the driver's pipes and sockets stay its own."""
+    """Close every inherited fd but 0, 1, 2 and keep: the driver's sockets stay its own."""
     start = 3
     for fd in sorted(keep):
         os.closerange(start, fd)
@@ -331,9 +332,12 @@ def default_launcher() -> Launcher:
 
 def preimport_libraries() -> None:
     """Import what every tree imports (never the tree), so forked hosts start warm."""
-    import flask  # noqa: F401
-    import flask.testing  # noqa: F401
-    import pydantic  # noqa: F401
-    import sqlalchemy  # noqa: F401
-    import sqlalchemy.dialects.postgresql  # noqa: F401
-    import sqlmodel  # noqa: F401
+    for name in (
+        "flask",
+        "flask.testing",
+        "pydantic",
+        "sqlalchemy",
+        "sqlalchemy.dialects.postgresql",
+        "sqlmodel",
+    ):
+        importlib.import_module(name)

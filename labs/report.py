@@ -57,7 +57,9 @@ class LivePrinter:
         if report.error:
             self._print(f"  the checks could not run: {report.error}")
         if report.seed and any(not r.passed for r in report.results):
-            self._print(f"  (repeat this run's inputs with --seed {report.seed}, or LAB_SEED={report.seed})")
+            self._print(
+                f"  (repeat this run's inputs with --seed {report.seed}, or LAB_SEED={report.seed})"
+            )
         self._print(f"{report.passed} passed, {report.failed} failed")
 
 

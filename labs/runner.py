@@ -160,7 +160,9 @@ def run_checks(
             driver.check_store()
         except TreeDoesNotImport as error:
             text = clean(error, 600)
-            return Report(found.name, store_kind, [], error=f"the tree does not import: {text}", seed=seed)
+            return Report(
+                found.name, store_kind, [], error=f"the tree does not import: {text}", seed=seed
+            )
         except (Refused, HostError) as error:
             return Report(found.name, store_kind, [], error=clean(error, 600), seed=seed)
         checks: list[Check | ExtraCheck] = list(CHECKS) + (list(EXTRA_CHECKS) if extra else [])

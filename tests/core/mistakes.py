@@ -142,9 +142,9 @@ MISTAKES = (
             (
                 "gateway/routes.py",
                 "        outcome = store.create_run(body.session_id, body.message, key)\n",
-                """        waiting = [r for r in store.pending_runs(1_000_000) if r.idempotency_key == key]
-        if waiting:
-            outcome = RunCreated(run=waiting[0], created=False)
+                """        found = [r for r in store.pending_runs(9999) if r.idempotency_key == key]
+        if found:
+            outcome = RunCreated(run=found[0], created=False)
         else:
             outcome = store.create_run(body.session_id, body.message, key)
 """,
