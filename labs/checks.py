@@ -11,8 +11,20 @@ from __future__ import annotations
 
 import contextlib
 import time
+from typing import Any
 
-from .harness import CHECKS, Check, CheckContext, CheckFailed, Refused, check, expect, record
+from .harness import (
+    CHECKS,
+    Check,
+    CheckContext,
+    CheckFailed,
+    Refused,
+    check,
+    expect,
+    record,
+    store_call,
+)
+from .hints import Hint
 
 __all__ = ["CHECKS", "LESSON_MOVES", "Check", "CheckContext", "CheckFailed", "expect"]
 
@@ -26,13 +38,13 @@ LESSON_MOVES: dict[str, frozenset[str]] = {
     "cancelled": frozenset(),
 }
 # How check 4 brings a new run to each status, by moves the lesson allows.
-PATHS: dict[str, tuple[str, ...]] = {
+PATHS: dict[str, tuple[tuple[str, str], ...]] = {
     "pending": (),
-    "running": ("running",),
-    "streaming": ("running", "streaming"),
-    "done": ("running", "done"),
-    "failed": ("failed",),
-    "cancelled": ("cancelled",),
+    "running": (("pending", "running"),),
+    "streaming": (("pending", "running"), ("running", "streaming")),
+    "done": (("pending", "running"), ("running", "done")),
+    "failed": (("pending", "failed"),),
+    "cancelled": (("pending", "cancelled"),),
 }
 BURSTS, BURST_SIZE = 3, 4  # check 3's races: how many, and how many requests in each
 
@@ -92,29 +104,41 @@ def idempotency(ctx: CheckContext) -> None:
     keys_hint, store_hint = ctx.hint("shared/keys.py", 3), ctx.schema_or("infra/memory.py", 3)
     mine, theirs = ctx.new_session(), ctx.new_session()
     client_id, other_id, text = ctx.token("c"), ctx.token("c"), ctx.text()
-    key, again = ctx.key(mine, client_id, text), ctx.key(mine, client_id, text)
+    now = time.time()
+    keys = ctx.batch(
+        [
+            key_call(mine, client_id, text),
+            key_call(mine, client_id, text),
+            key_call(mine, client_id, text, now),
+            key_call(mine, client_id, text, now + 3600),
+            key_call(theirs, client_id, text),
+            key_call(mine, other_id, text),
+        ]
+    )
+    for reply in keys:
+        if isinstance(reply, Refused):
+            raise CheckFailed("idempotency_key_for to return a key", reply.describe(), keys_hint)
+    key, again, at_now, later, theirs_key, other_key = (str(k) for k in keys)
     expect(
         key == again,
         "idempotency_key_for to return the same key for the same request",
         f"{key[:12]}… then {again[:12]}…: the key changes on every call",
         keys_hint,
     )
-    now = time.time()
-    later = ctx.key(mine, client_id, text, now=now + 3600)
     expect(
-        later == ctx.key(mine, client_id, text, now=now) == key,
+        later == at_now == key,
         "the same key an hour later: with a clientMessageId, time plays no part",
         "a different key once the clock moved on: a retry after a pause makes a second run",
         keys_hint,
     )
     expect(
-        ctx.key(theirs, client_id, text) != key,
+        theirs_key != key,
         "another key for the same clientMessageId in another session",
         "the same key: one session's request would replay another session's run",
         keys_hint,
     )
     expect(
-        ctx.key(mine, other_id, text) != key,
+        other_key != key,
         "another key for another clientMessageId",
         f"the same key for {client_id} and {other_id}: two messages would share one run",
         keys_hint,
@@ -144,6 +168,19 @@ def idempotency(ctx: CheckContext) -> None:
     )
     for _ in range(BURSTS):
         one_race(ctx, mine, store_hint)
+
+
+def key_call(
+    session_id: str, client_message_id: str, message: str, now: float | None = None
+) -> dict[str, Any]:
+    """The request for idempotency_key_for(...), for CheckContext.batch."""
+    return {
+        "op": "key",
+        "session_id": session_id,
+        "client_message_id": client_message_id,
+        "message": message,
+        "now": now,
+    }
 
 
 def one_race(ctx: CheckContext, session_id: str, hint: object) -> None:
@@ -181,63 +218,91 @@ def state_machine(ctx: CheckContext) -> None:
         ", ".join(ctx.statuses),
         hint,
     )
+    # One run per (from, to) pair, brought to `from` by the lesson's moves, then moved.
+    pairs = [(current, target) for current in LESSON_MOVES for target in LESSON_MOVES]
     session_id = str(record(ctx.store("create_session", ctx.token("user"), "moves")).get("id"))
+    created = ctx.batch(
+        [store_call("create_run", session_id, ctx.text(), ctx.token("key")) for _ in pairs]
+    )
+    runs = [str(record(record(reply).get("run")).get("id")) for reply in created]
+    walks = [
+        (run_id, step)
+        for run_id, (current, _) in zip(runs, pairs, strict=True)
+        for step in PATHS[current]
+    ]
+    for (_, (current, target)), reply in zip(
+        walks, ctx.batch([move_call(r, s) for r, s in walks]), strict=True
+    ):
+        if isinstance(reply, Refused):
+            raise refused_move(current, target, reply, hint)
+    replies = ctx.batch(
+        [
+            store_call("transition", r, c, t, actor="worker")
+            for r, (c, t) in zip(runs, pairs, strict=True)
+        ]
+    )
+    after = ctx.statuses_of(runs)
     went_through: list[str] = []
-    for current, allowed in LESSON_MOVES.items():
-        run_id = run_at(ctx, session_id, current, hint)
-        for target in LESSON_MOVES:
-            if target in allowed:
-                moved = record(
-                    move(ctx, run_at(ctx, session_id, current, hint), current, target, hint)
-                )
-                expect(
-                    moved.get("status") == target,
-                    f"{current} -> {target} to leave the run {target}",
-                    str(moved.get("status")),
-                    hint,
-                )
-                continue
-            try:
-                ctx.store("transition", run_id, current, target, actor="worker", traced=False)
-            except Refused as error:
-                expect(
-                    error.type == "IllegalTransitionError"
-                    and current in error.message
-                    and target in error.message,
-                    f"IllegalTransitionError naming both states ({current}, {target})",
-                    error.describe(),
-                    hint,
-                )
-            else:
-                went_through.append(f"{current} -> {target}")
-                run_id = run_at(ctx, session_id, current, hint)
-        status = ctx.status_of(run_id)
-        expect(
-            status == current,
-            f"refused moves to leave the {current} run {current}",
-            f"the run is now {status}",
-            hint,
-        )
+    for (current, target), reply, status in zip(pairs, replies, after, strict=True):
+        if target in LESSON_MOVES[current]:
+            if isinstance(reply, Refused):
+                raise refused_move(current, target, reply, hint)
+            expect(
+                status == target, f"{current} -> {target} to leave the run {target}", status, hint
+            )
+        elif not isinstance(reply, Refused):
+            went_through.append(f"{current} -> {target}")
+        else:
+            expect(
+                reply.type == "IllegalTransitionError"
+                and current in reply.message
+                and target in reply.message,
+                f"IllegalTransitionError naming both states ({current}, {target})",
+                reply.describe(),
+                hint,
+            )
+            expect(
+                status == current,
+                f"the refused move {current} -> {target} to leave the run {current}",
+                f"the run is now {status}",
+                hint,
+            )
     if went_through:
-        worst = min(went_through, key=lesson_order)
-        others = [m for m in went_through if m != worst]
-        state, _, target = worst.partition(" -> ")
-        more = (
-            f" (and {len(others)} more the lesson refuses: {', '.join(others[:3])}"
-            if others
-            else ""
-        )
-        more += ", …)" if len(others) > 3 else (")" if others else "")
-        raise CheckFailed(
-            f"IllegalTransitionError for {worst}",
-            f"the move went through: the {state} run is {target} again{more}",
-            hint,
-        )
+        raise moves_went_through(went_through, hint)
     # One traced walk, for the sequence diagram: pending -> running -> done, then refused.
-    run_id = run_at(ctx, session_id, "pending", hint)
+    run_id = runs[0]
     for current, target in (("pending", "running"), ("running", "done"), ("done", "running")):
         with contextlib.suppress(Refused):
             ctx.store("transition", run_id, current, target, actor="worker")
+
+
+def move_call(run_id: str, step: tuple[str, str]) -> dict[str, Any]:
+    """The store request for one step of a walk."""
+    return store_call("transition", run_id, step[0], step[1], actor="worker")
+
+
+def refused_move(current: str, target: str, error: Refused, hint: Hint) -> CheckFailed:
+    """The failure for a move the lesson allows that the tree refused."""
+    why = (
+        " (a run may fail before it ever runs)"
+        if (current, target) == ("pending", "failed")
+        else ""
+    )
+    return CheckFailed(f"{current} -> {target} to be allowed{why}", error.describe(), hint)
+
+
+def moves_went_through(moves: list[str], hint: Hint) -> CheckFailed:
+    """The failure for moves the lesson refuses that went through, the worst one named first."""
+    worst = min(moves, key=lesson_order)
+    others = [m for m in moves if m != worst]
+    state, _, target = worst.partition(" -> ")
+    more = f" (and {len(others)} more the lesson refuses: {', '.join(others[:3])}" if others else ""
+    more += ", …)" if len(others) > 3 else (")" if others else "")
+    return CheckFailed(
+        f"IllegalTransitionError for {worst}",
+        f"the move went through: the {state} run is {target} again{more}",
+        hint,
+    )
 
 
 def lesson_order(move: str) -> tuple[bool, bool, bool, int, int]:
@@ -252,36 +317,6 @@ def lesson_order(move: str) -> tuple[bool, bool, bool, int, int]:
         order.index(current),
         order.index(target),
     )
-
-
-def run_at(ctx: CheckContext, session_id: str, status: str, hint: object) -> str:
-    """A new run brought to status by the lesson's moves."""
-    created = record(
-        ctx.store("create_run", session_id, ctx.text(), ctx.token("key"), traced=False)
-    )
-    run_id = str(record(created.get("run")).get("id"))
-    current = "pending"
-    for target in PATHS[status]:
-        move(ctx, run_id, current, target, hint)
-        current = target
-    return run_id
-
-
-def move(ctx: CheckContext, run_id: str, current: str, target: str, hint: object) -> object:
-    """An allowed move; refusing it fails the check."""
-    try:
-        return ctx.store("transition", run_id, current, target, actor="worker", traced=False)
-    except Refused as error:
-        why = (
-            " (a run may fail before it ever runs)"
-            if (current, target) == ("pending", "failed")
-            else ""
-        )
-        raise CheckFailed(
-            f"{current} -> {target} to be allowed{why}",
-            error.describe(),
-            hint,  # type: ignore[arg-type]
-        ) from None
 
 
 @check(5, "message order: one message per (run, seq), and seq 0 in every run", "infra/memory.py")

@@ -136,6 +136,11 @@ class Database:
         rows = self._one("SELECT status FROM {schema}.runs WHERE id = %s", run_id)
         return str(rows[0][0]) if rows else "missing"
 
+    def statuses(self, run_ids: list[str]) -> dict[str, str]:
+        """The status column of each of these runs that exists."""
+        rows = self._one("SELECT id, status FROM {schema}.runs WHERE id = ANY(%s)", run_ids)
+        return {str(run_id): str(status) for run_id, status in rows}
+
     def contents(self, run_id: str, seq: int) -> list[str]:
         """The contents of the run's messages at seq."""
         rows = self._one(

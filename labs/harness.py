@@ -132,6 +132,17 @@ class CheckContext:
         )
         return str(value)
 
+    def batch(self, calls: list[dict[str, Any]]) -> list[Any]:
+        """Several requests in one round trip, in order: each answer's value, or a Refused."""
+        answers = self.host.call("batch", calls=calls)
+        found = answers if isinstance(answers, list) else []
+        replies: list[Any] = []
+        for index in range(len(calls)):
+            answer = record(found[index]) if index < len(found) else {}
+            ok = answer.get("ok") is True
+            replies.append(answer.get("value") if ok else Refused(answer.get("error")))
+        return replies
+
     def burst(self, n: int, op: str, *, pause: float = 1e-4, **call: Any) -> list[dict[str, Any]]:
         """The same request on n threads at once, switching threads between the tree's lines."""
         answers = self.host.call("burst", n=n, call={"op": op, **call}, pause=pause)
@@ -167,6 +178,14 @@ class CheckContext:
             return int(self.db.count("runs", idempotency_key=key))
         return int(self.store("count_runs_with_key", key, traced=False))
 
+    def statuses_of(self, run_ids: list[str]) -> list[str]:
+        """Each run's status as stored, in one round trip: read by the driver on Postgres."""
+        if self.db is not None:
+            found = self.db.statuses(run_ids)
+            return [found.get(run_id, "missing") for run_id in run_ids]
+        replies = self.batch([store_call("get_run", run_id) for run_id in run_ids])
+        return [str(record(reply).get("status", "missing")) for reply in replies]
+
     def status_of(self, run_id: str) -> str:
         """The run's status as stored: read by the driver on Postgres."""
         if self.db is not None:
@@ -191,6 +210,13 @@ class CheckContext:
         if self.store_kind == "postgres":
             return self.hint("shared/schema.py", check)
         return self.hint(relative, check)
+
+
+def store_call(
+    method: str, *args: Any, actor: str = "gateway", traced: bool = False
+) -> dict[str, Any]:
+    """One store request, for CheckContext.batch."""
+    return {"op": "store", "method": method, "args": list(args), "actor": actor, "traced": traced}
 
 
 def _answer(value: Any) -> Answer:

@@ -23,6 +23,8 @@ Operations:
     key {session_id, client_message_id, message, now}   idempotency_key_for
     allowlist                        [[from, to, can_transition], ...] for all status pairs
     pending_runs {limit}             the worker's query
+    batch {calls}                    several requests in order, in one round trip:
+                                     a list of {ok, value | error}
     burst {n, call, pause}           the same call on n threads at once: a list of
                                      {ok, value | error}; each thread sleeps `pause` s on
                                      every line of the tree's code, forcing thread switches
@@ -67,6 +69,7 @@ STORE_METHODS = frozenset(
     }
 )
 MAX_BURST = 64
+MAX_BATCH = 256
 TEXT_CAP = 2000
 
 
@@ -198,6 +201,12 @@ class Host:
         worker = self.tree.module("worker")
         with self.trace.acting_as("worker"):
             return worker.pending_runs(self.store, int(request.get("limit", 100)))
+
+    def op_batch(self, request: dict[str, Any]) -> list[dict[str, Any]]:
+        calls = request.get("calls")
+        if not isinstance(calls, list) or len(calls) > MAX_BATCH:
+            raise ValueError(f"calls must be a list of at most {MAX_BATCH} requests")
+        return [self.answer(call) if isinstance(call, dict) else {} for call in calls]
 
     def op_burst(self, request: dict[str, Any]) -> list[dict[str, Any]]:
         count = max(1, min(int(request.get("n", 2)), MAX_BURST))
