@@ -85,14 +85,26 @@ def three_grains(ctx: CheckContext) -> None:
         f"{stored.get('user_id')!r}, {stored.get('title')!r}",
     )
     created = record(ctx.store("create_run", session["id"], ctx.text(), ctx.token("key")))
-    run_id = record(created.get("run")).get("id")
-    status = ctx.status_of(str(run_id))
+    run_id = str(record(created.get("run")).get("id"))
+    status = ctx.status_of(run_id)
     expect(status == "pending", "the new run to read back as pending", status)
     seqs = ctx.rng.sample(range(50), 3)
-    for seq in seqs:
-        ctx.store(
-            "append_message", session["id"], run_id, "assistant", ctx.text(), seq, actor="worker"
+    writes = [
+        store_call(
+            "append_message",
+            session["id"],
+            run_id,
+            "assistant",
+            ctx.text(),
+            seq,
+            actor="worker",
+            traced=True,
         )
+        for seq in seqs
+    ]
+    for reply in ctx.batch(writes):
+        if isinstance(reply, Refused):
+            raise CheckFailed("each message to be stored", reply.describe())
     found = ctx.store("messages_for_run", run_id, actor="worker")
     read = [record(m).get("seq") for m in found] if isinstance(found, list) else found
     expect(read == sorted(seqs), f"messages read back ordered by seq: {sorted(seqs)}", str(read))
@@ -324,49 +336,55 @@ def message_order(ctx: CheckContext) -> None:
     """seq 0 and 1 in one run and seq 0 in another are accepted; a second seq 0 is refused."""
     hint = ctx.schema_or("infra/memory.py", 5)
     session_id = ctx.new_session()
-    runs = [
-        str(
-            record(
-                record(ctx.store("create_run", session_id, ctx.text(), ctx.token("key"))).get("run")
-            ).get("id")
-        )
-        for _ in range(2)
-    ]
+    created = ctx.batch(
+        [
+            store_call("create_run", session_id, ctx.text(), ctx.token("key"), traced=True)
+            for _ in range(2)
+        ]
+    )
+    one, two = (str(record(record(reply).get("run")).get("id")) for reply in created)
     first, later = ctx.text(), ctx.rng.randrange(2, 1000)
-    for run_id, seq, content, what in (
-        (runs[0], 0, first, "seq 0 in a new run"),
-        (runs[0], 1, ctx.text(), "seq 1 after seq 0 in the same run"),
-        (runs[1], 0, ctx.text(), "seq 0 in a second run: the rule is one message per (run, seq)"),
-        (runs[0], later, ctx.text(), f"seq {later} in the first run"),
-    ):
-        try:
-            ctx.store(
-                "append_message", session_id, run_id, "assistant", content, seq, actor="worker"
+    accepted = (
+        (one, 0, first, "seq 0 in a new run"),
+        (one, 1, ctx.text(), "seq 1 after seq 0 in the same run"),
+        (two, 0, ctx.text(), "seq 0 in a second run: the rule is one message per (run, seq)"),
+        (one, later, ctx.text(), f"seq {later} in the first run"),
+    )
+    refused = ((one, 0, ctx.text()), (one, later, ctx.text()))
+    replies = ctx.batch(
+        [
+            store_call(
+                "append_message",
+                session_id,
+                run,
+                "assistant",
+                text,
+                seq,
+                actor="worker",
+                traced=True,
             )
-        except Refused as error:
-            raise CheckFailed(f"{what} to be accepted", error.describe(), hint) from None
-    for seq, original in ((0, first), (later, None)):
-        try:
-            ctx.store(
-                "append_message", session_id, runs[0], "assistant", ctx.text(), seq, actor="worker"
-            )
-        except Refused as error:
-            expect(
-                error.type == "DuplicateMessageError",
-                f"DuplicateMessageError for the second seq {seq}",
-                error.describe(),
-                hint,
-            )
-        else:
-            rows = len(ctx.messages_at(runs[0], seq))
+            for run, seq, text, *_ in accepted + refused
+        ]
+    )
+    for (_, _, _, what), reply in zip(accepted, replies, strict=False):
+        if isinstance(reply, Refused):
+            raise CheckFailed(f"{what} to be accepted", reply.describe(), hint)
+    for (run, seq, _), reply in zip(refused, replies[len(accepted) :], strict=True):
+        if not isinstance(reply, Refused):
+            rows = len(ctx.messages_at(run, seq))
             raise CheckFailed(
                 f"DuplicateMessageError for the second seq {seq}",
                 f"the write went through: {rows} rows at seq {seq}",
                 hint,
             )
-        if original is not None:
-            kept = ctx.messages_at(runs[0], seq)
-            expect(kept == [original], f"the first message to stay at seq {seq}", str(kept), hint)
+        expect(
+            reply.type == "DuplicateMessageError",
+            f"DuplicateMessageError for the second seq {seq}",
+            reply.describe(),
+            hint,
+        )
+    kept = ctx.messages_at(one, 0)
+    expect(kept == [first], "the first message to stay at seq 0", str(kept), hint)
 
 
 @check(6, "worker: the read-only query sees the run the gateway persisted", "worker/queries.py")
