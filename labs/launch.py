@@ -171,7 +171,7 @@ class PipeHost:
             if left <= 0:
                 raise HostTimeout(f"no answer within {timeout:g} s")
             watched = [self._answers] + ([self._output] if self._output >= 0 else [])
-            ready, _, _ = select.select(watched, [], [], left)
+            ready, _, _ = select.select(watched, [], [], min(left, 3600.0))
             if self._output in ready:
                 self._drain_output()
             if self._answers in ready:
