@@ -1,4 +1,4 @@
-"""The driver and the tree host: the verdict stays in the lab kit's process, whatever the tree does."""
+"""The driver and the tree host: the verdict stays in the lab kit's process."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import os
 import re
 import shutil
 import subprocess
-import time
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -80,7 +80,7 @@ def test_what_the_tree_prints_never_reaches_the_learner_as_a_verdict(tmp_path: P
 
 
 def test_answers_forged_by_the_tree_cannot_raise_its_verdict(tmp_path: Path) -> None:
-    """A starter that writes well-formed 'ok' answers into every pipe it can find passes nothing more."""
+    """A starter writing well-formed 'ok' answers into every pipe it finds passes nothing more."""
     copy = copy_tree("starter", tmp_path / "forger")
     with (copy / "__init__.py").open("a") as init:
         init.write(
