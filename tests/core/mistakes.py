@@ -23,6 +23,12 @@ class Mistake:
     name: str
     edits: tuple[Edit, ...]
     fails: frozenset[int]
+    fails_on_postgres: frozenset[int] | None = None  # None: the same as on memory
+
+    @property
+    def postgres_fails(self) -> frozenset[int]:
+        """The checks this mistake fails on Postgres."""
+        return self.fails if self.fails_on_postgres is None else self.fails_on_postgres
 
     def apply(self, parent: Path) -> Path:
         """Write a copy of the solution with the edits into parent/name and return it."""
@@ -135,6 +141,7 @@ MISTAKES = (
             ),
         ),
         frozenset({3}),
+        frozenset(),  # an edit of the memory store only: Postgres keeps the key unique
     ),
     Mistake(
         "check-then-insert-in-the-gateway",
@@ -161,6 +168,7 @@ MISTAKES = (
             ),
         ),
         frozenset({3}),
+        frozenset(),  # on Postgres the unique constraint decides, whatever the gateway asked
     ),
     Mistake(
         "special-cased-literals",
