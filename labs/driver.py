@@ -31,6 +31,7 @@ from .launch import (
     HostTimeout,
     Launcher,
     default_launcher,
+    host_spec,
 )
 from .trace import Event, clean, events_from
 from .trees import Tree
@@ -186,8 +187,8 @@ class Driver:
         self.tree = tree
         self.store_kind = store_kind
         self.launcher = launcher or default_launcher()
-        self.schema = schema or tree.package
-        self.spec = HostSpec(tree.root, store_kind, database_url, self.schema, tree.package)
+        self.spec = host_spec(tree.root, tree.package, store_kind, database_url, schema)
+        self.schema = self.spec.schema or tree.package
         self.rng = random.Random(seed)
         self.check_timeout = check_timeout
         self.session: HostSession | None = None

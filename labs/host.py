@@ -148,9 +148,14 @@ class Host:
             self.shared.ping()
             self.raw = RunRecorder(self.shared)
         self.trace = Trace()
-        self.store = TracingStore(self.raw, self.trace)
-        app = self.tree.module("gateway").create_app(self.store)
-        self.client = TracingClient(app, self.trace)
+        if self.store is None or self.client is None:
+            # One app for the host's life: a check gets a new store behind the same
+            # traced wrapper, so the gateway is built (its routes compiled) only once.
+            self.store = TracingStore(self.raw, self.trace)
+            app = self.tree.module("gateway").create_app(self.store)
+            self.client = TracingClient(app, self.trace)
+        self.store.retarget(self.raw, self.trace)
+        self.client.retarget(self.trace)
 
     def op_tidy(self, request: dict[str, Any]) -> None:
         if isinstance(self.raw, RunRecorder):

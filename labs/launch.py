@@ -25,9 +25,12 @@ labs/sandbox.py):
         requests (driver -> host), answers (host -> driver), and the host's fd 1
         and 2 (read through a capped buffer, never copied to the terminal).
 
-    ForkLauncher()      the default where os.fork exists: forks the driver, which
-                        has imported flask, sqlmodel, sqlalchemy and pydantic but
-                        never the tree, so the host starts in milliseconds.
+    ForkLauncher()      the default where os.fork exists: forks the driver (which
+                        never imports the tree). The first fork of a process is
+                        cold: the host imports flask, sqlmodel and the tree while
+                        the driver imports the checks. Later forks (restarts,
+                        more trees) come from a driver that has imported the
+                        libraries, so they start in milliseconds.
     ExecLauncher(python=sys.executable, prefix=(), env=None, cwd=None,
                  preexec_fn=None)
         execs `prefix + host_command(spec, requests_fd, answers_fd, python)`,
@@ -105,6 +108,15 @@ class Launcher(Protocol):
     """Something that starts hosts."""
 
     def launch(self, request: HostSpec) -> HostProcess: ...
+
+
+def host_spec(
+    tree: Path, package: str, store: str, database_url: str | None, schema: str | None
+) -> HostSpec:
+    """A tree's host spec; the schema defaults to $DB_SCHEMA on Postgres, else the package."""
+    if store == "postgres" and not schema:
+        schema = os.environ.get("DB_SCHEMA") or None
+    return HostSpec(tree, store, database_url, schema or package, package)
 
 
 def host_command(
@@ -257,11 +269,30 @@ def _decode(line: bytes) -> dict[str, Any]:
 
 
 class ForkLauncher:
-    """Fork the driver into a host: the libraries are already imported, the tree is not."""
+    """Fork the driver into a host, which imports the tree (never the driver).
+
+    The first host of a process is forked at once and imports the libraries
+    itself, while the driver goes on importing the checks: the two overlap.
+    Before any later fork (a restart after a hung check, the next tree to
+    grade) the driver imports the libraries once, so those hosts start warm.
+    """
+
+    forked = False  # has this process forked a host before?
+
+    def __init__(self) -> None:
+        self._started: dict[HostSpec, HostProcess] = {}
+
+    def prestart(self, request: HostSpec) -> None:
+        """Fork a host now, for the next launch(request): it imports while the driver does."""
+        self._started[request] = self.launch(request)
 
     def launch(self, request: HostSpec) -> HostProcess:
         """Fork; the child becomes the host of request.tree in its own process group."""
-        preimport_libraries()
+        if request in self._started:
+            return self._started.pop(request)
+        if ForkLauncher.forked:
+            preimport_libraries(request.store)
+        ForkLauncher.forked = True
         requests_r, requests_w = os.pipe()
         answers_r, answers_w = os.pipe()
         output_r, output_w = os.pipe()
@@ -330,14 +361,10 @@ def default_launcher() -> Launcher:
     return ForkLauncher() if hasattr(os, "fork") else ExecLauncher()
 
 
-def preimport_libraries() -> None:
+def preimport_libraries(store: str = "memory") -> None:
     """Import what every tree imports (never the tree), so forked hosts start warm."""
-    for name in (
-        "flask",
-        "flask.testing",
-        "pydantic",
-        "sqlalchemy",
-        "sqlalchemy.dialects.postgresql",
-        "sqlmodel",
-    ):
+    names = ["flask", "flask.testing", "pydantic", "sqlalchemy", "sqlmodel"]
+    if store == "postgres":
+        names += ["sqlalchemy.dialects.postgresql", "psycopg2"]
+    for name in names:
         importlib.import_module(name)

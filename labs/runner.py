@@ -141,8 +141,6 @@ def run_checks(
         found = tree if isinstance(tree, Tree) else find_tree(str(tree))
     except TreeLoadError as error:
         return Report(name, store_kind, [], error=f"the tree does not import: {error}", seed=seed)
-    if store_kind == "postgres" and schema is None:
-        schema = os.environ.get("DB_SCHEMA") or None
     try:
         driver = Driver(
             found,

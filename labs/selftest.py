@@ -10,8 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from .report import LivePrinter
-from .runner import draw_seed, run_checks
+from .launch import ForkLauncher, Launcher, default_launcher, host_spec
 from .trees import TreeLoadError, find_tree
 
 
@@ -28,16 +27,29 @@ def selftest(root: Path) -> int:
             file=sys.stderr,
         )
         return 2
-    seed = draw_seed()
-    printer = LivePrinter(trace=os.environ.get("TRACE") == "1")
     try:
         tree = find_tree(str(root))
     except TreeLoadError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    launcher: Launcher = default_launcher()
+    if isinstance(launcher, ForkLauncher):  # the host imports the tree while we import the checks
+        launcher.prestart(host_spec(tree.root, tree.package, store_kind, url, None))
+    from .report import LivePrinter
+    from .runner import draw_seed, run_checks
+
+    seed = draw_seed()
+    printer = LivePrinter(trace=os.environ.get("TRACE") == "1")
     try:
         printer.header(tree.name, store_kind, seed)
-        report = run_checks(tree, store_kind, database_url=url, seed=seed, on_result=printer.result)
+        report = run_checks(
+            tree,
+            store_kind,
+            database_url=url,
+            seed=seed,
+            on_result=printer.result,
+            launcher=launcher,
+        )
         printer.footer(report)
     except BrokenPipeError:  # piped into `head`: stop printing quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -114,6 +114,11 @@ class TracingStore:
         self._store = store
         self._trace = trace
 
+    def retarget(self, store: Any, trace: Trace) -> None:
+        """Wrap another store, recording into another trace (a new check)."""
+        self._store = store
+        self._trace = trace
+
     def __getattr__(self, name: str) -> Any:
         method = getattr(self._store, name)
         if not callable(method) or name.startswith("_"):
@@ -124,6 +129,7 @@ class TracingStore:
         trace = self._trace
 
         def traced(*args: Any, **kwargs: Any) -> Any:
+            """The call, with an arrow to the store and one back."""
             caller = trace.actor
             shown = [short(a) for a in args] + [f"{k}={short(v)}" for k, v in kwargs.items()]
             trace.record(caller, "store", f"{name}({', '.join(shown)})", "call")
@@ -154,6 +160,10 @@ class TracingClient:
 
     def __init__(self, app: Any, trace: Trace) -> None:
         self._app = app
+        self._trace = trace
+
+    def retarget(self, trace: Trace) -> None:
+        """Record into another trace (a new check)."""
         self._trace = trace
 
     def request(self, method: str, path: str, body: object = None, **kwargs: Any) -> Any:
