@@ -30,7 +30,7 @@ class MemoryStore:
         self._lock = threading.Lock()
         self._sessions: dict[str, ChatSession] = {}
         self._runs: dict[str, Run] = {}
-        self._pending: dict[str, None] = {}  # ids of pending runs, oldest first
+        self._pending: dict[str, None] = {}  # ids of the pending runs (a set, in order)
         self._messages: dict[str | None, list[Message]] = {}  # by run_id, as written
         # The indexes. Like a database's, they let a rule be checked by one lookup:
         self._runs_by_key: dict[str, list[str]] = {}  # idempotency_key -> run ids
@@ -127,9 +127,10 @@ class MemoryStore:
     def pending_runs(self, limit: int = 100) -> list[Run]:
         """Return up to limit pending runs, oldest first."""
         with self._lock:
-            ids = list(self._pending)[: max(limit, 0)]
-            pending = [self._runs[run_id].model_copy() for run_id in ids]
-        return sorted(pending, key=lambda r: (r.created_at, r.id))
+            pending = sorted(
+                (self._runs[run_id] for run_id in self._pending), key=lambda r: (r.created_at, r.id)
+            )
+            return [run.model_copy() for run in pending[: max(limit, 0)]]
 
     def _session(self, session_id: str) -> ChatSession:
         try:
