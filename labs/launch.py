@@ -4,9 +4,12 @@ The API, for launchers of every kind (the local one here, a sandboxed one in
 labs/sandbox.py):
 
     HostSpec(tree: Path, store: "memory" | "postgres", database_url: str | None,
-             schema: str | None, package: str)
+             schema: str | None, package: str)          frozen, hashable
         what to host. `package` is the name the tree is imported under
         (trees.package_for(root)); `schema` the Postgres schema of its tables.
+    host_spec(tree, package, store, database_url, schema) -> HostSpec
+        the spec the driver uses: schema defaults to $DB_SCHEMA on Postgres,
+        else the package.
 
     Launcher (Protocol):  launch(spec: HostSpec) -> HostProcess
 
@@ -20,7 +23,7 @@ labs/sandbox.py):
         stderr_tail() -> str                   the host's stdout+stderr, last 4 KiB,
                                                untrusted text
 
-    PipeHost(pid, requests_fd, answers_fd, output_fd, kill_group=True)
+    PipeHost(pid, requests_fd, answers_fd, output_fd, kill_group=True, popen=None)
         the HostProcess of any launcher that gives the host three pipes:
         requests (driver -> host), answers (host -> driver), and the host's fd 1
         and 2 (read through a capped buffer, never copied to the terminal).
@@ -30,14 +33,19 @@ labs/sandbox.py):
                         cold: the host imports flask, sqlmodel and the tree while
                         the driver imports the checks. Later forks (restarts,
                         more trees) come from a driver that has imported the
-                        libraries, so they start in milliseconds.
+                        libraries, so they start in milliseconds. prestart(spec) forks a
+                        host now for the next launch(spec) (SELFTEST uses it).
     ExecLauncher(python=sys.executable, prefix=(), env=None, cwd=None,
-                 preexec_fn=None)
+                 preexec_fn=None, extra_popen={})
         execs `prefix + host_command(spec, requests_fd, answers_fd, python)`,
         i.e. `python -m labs.host --tree PATH --store S --package NAME
         [--database-url URL] [--schema NAME] --requests-fd N --answers-fd M`,
         in a new session (its own process group), stdout and stderr to the
-        capped pipe. A sandbox wraps it with `prefix`, `env` and `preexec_fn`.
+        capped pipe. A sandbox wraps it with `prefix`, `env` (PYTHONPATH gets
+        the kit's root prepended), `preexec_fn` (rlimits) and `extra_popen`.
+
+The driver's side: labs.runner.run_checks(tree, store, *, launcher=, seed=,
+check_timeout=, database_url=, only=, extra=, on_result=) -> Report.
 
 The protocol itself is described in labs/host.py.
 """
