@@ -61,12 +61,14 @@ class HostSession:
         try:
             answer = session.process.receive(START_TIMEOUT)
         except HostError as error:
-            tail = clean(session.process.stderr_tail(), 600)
+            tail = clean(session.process.stderr_tail().strip(), 600)
             session.kill()
-            raise TreeDoesNotImport(
-                f"the tree's host stopped while importing it ({error})"
-                + (f": {tail}" if tail else "")
-            ) from None
+            why = (
+                f"it did not finish importing within {START_TIMEOUT:g} s (a loop at module level?)"
+                if isinstance(error, HostTimeout)
+                else "its process exited while importing it"
+            )
+            raise TreeDoesNotImport(why + (f"; its last output: {tail}" if tail else "")) from None
         if answer.get("id") != "hello" or answer.get("ok") is not True:
             session.kill()
             raise TreeDoesNotImport(
@@ -240,7 +242,7 @@ class Driver:
             )
             self.stop()
         except (HostGone, HostProtocolError) as error:
-            tail = clean(session.process.stderr_tail(), 400) if session else ""
+            tail = clean(session.process.stderr_tail().strip(), 400) if session else ""
             outcome.expected = "the check to run to the end"
             outcome.got = f"the tree's host stopped answering ({error})" + (
                 f"; its last output: {tail}" if tail else ""
