@@ -162,7 +162,6 @@ class PipeHost:
         self._popen = popen
         self._pending = b""
         self._tail = b""
-        self._dropped = 0
         self._dead = False
         for fd in (answers_fd, output_fd):
             os.set_blocking(fd, False)
@@ -211,7 +210,6 @@ class PipeHost:
                 self._output = -1
                 return
             self._tail = (self._tail + chunk)[-OUTPUT_CAP:]
-            self._dropped += len(chunk)
 
     def stderr_tail(self) -> str:
         """The end of what the host printed, as text (untrusted: print it sanitized)."""
