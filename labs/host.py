@@ -38,6 +38,7 @@ time; the driver treats every answer as a claim to check, never as a verdict.
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import json
 import os
@@ -286,6 +287,7 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
         error_answer = {"type": "TreeLoadError", "message": text[:TEXT_CAP], "where": ""}
         _write(answers, {"id": "hello", "ok": False, "error": error_answer, "events": []})
         return 0
+    gc.freeze()  # the libraries and the tree stay: collections skip them from now on
     _write(answers, {"id": "hello", "ok": True, "value": host.hello(), "events": []})
     for line in requests:
         try:
