@@ -32,9 +32,11 @@ class MemoryStore:
         self._runs: dict[str, Run] = {}
         self._pending: dict[str, None] = {}  # ids of the pending runs (a set, in order)
         self._messages: dict[str | None, list[Message]] = {}  # by run_id, as written
-        # The indexes. Like a database's, they let a rule be checked by one lookup:
-        self._runs_by_key: dict[str, list[str]] = {}  # idempotency_key -> run ids
-        self._message_at: dict[tuple[str, int], str] = {}  # (run_id, seq) -> message id
+        # The indexes. Like a database's, they let a rule be checked by one lookup.
+        # idempotency_key -> the ids of the runs holding it (one, once the key is unique):
+        self._runs_by_key: dict[str, list[str]] = {}
+        # (run_id, seq) -> the id of the first message stored at that position:
+        self._message_at: dict[tuple[str, int], str] = {}
 
     def ping(self) -> None:
         """Always ready: there is no database to lose."""
