@@ -102,6 +102,27 @@ MISTAKES = (
         frozenset({4}),
     ),
     Mistake(
+        "a-refused-move-still-writes",
+        (
+            (
+                "infra/memory.py",
+                """        ensure_transition(run_id, expected, target)
+        with self._lock:""",
+                """        with self._lock:""",
+            ),
+            (
+                "infra/memory.py",
+                """            run.status = target
+            run.updated_at = utc_now()""",
+                """            run.status = target
+            ensure_transition(run_id, expected, target)  # too late: the row has changed
+            run.updated_at = utc_now()""",
+            ),
+        ),
+        frozenset({4}),
+        frozenset(),  # an edit of the memory store only
+    ),
+    Mistake(
         "unique-seq-instead-of-run-and-seq",
         (
             (
