@@ -262,8 +262,29 @@ class Host:
         return on_call
 
 
+def die_with_parent() -> None:
+    """Ask Linux to kill this host when the driver that started it dies (killed, timed out).
+
+    A host stuck in a learner's endless loop never reads the closed requests
+    pipe, so without this it would outlive its driver. Elsewhere: a no-op.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the driver died before the request took effect
+        os._exit(0)
+
+
 def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | None = None) -> int:
     """Import the tree, say hello, then answer requests until the requests pipe closes."""
+    die_with_parent()
     if output_fd is not None:  # forked: point fd 1 and 2 at the capped pipe
         os.dup2(output_fd, 1)
         os.dup2(output_fd, 2)

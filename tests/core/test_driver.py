@@ -217,3 +217,46 @@ def test_the_exec_command_line_is_the_documented_one() -> None:
         "--answers-fd",
         "6",
     ]
+
+
+def test_rows_print_as_checks_finish_and_a_killed_driver_leaves_no_host(tmp_path: Path) -> None:
+    """Check 2's row is printed while check 3 still hangs; killing the driver kills its host."""
+    copy = copy_tree("solution", tmp_path / "hang")
+    keys = copy / "shared" / "keys.py"
+    keys.write_text(
+        keys.read_text().replace(
+            "    if client_message_id is not None:\n",
+            "    while client_message_id is not None:\n        pass\n"
+            "    if client_message_id is not None:\n",
+            1,
+        )
+    )
+    environ = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "labs", "check", "--tree", str(copy), "--check-timeout", "120"],
+        cwd=REPO_ROOT,
+        env=environ,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert driver.stdout is not None
+        for line in driver.stdout:
+            if line.startswith("  2 "):
+                break
+        assert driver.poll() is None  # check 3 is still running: row 2 came out live
+        hosts = subprocess.run(
+            ["pgrep", "-P", str(driver.pid)], capture_output=True, text=True, check=False
+        ).stdout.split()
+        assert hosts
+    finally:
+        driver.kill()
+        driver.wait()
+        if driver.stdout is not None:
+            driver.stdout.close()
+    for _ in range(100):
+        alive = [pid for pid in hosts if Path(f"/proc/{pid}").exists()]
+        if not alive:
+            break
+        time.sleep(0.1)
+    assert not alive
