@@ -48,11 +48,8 @@ def kit() -> dict[str, object]:
     """The lab kit's objects that run, judge and report the checks, by dotted name."""
     found: dict[str, object] = {
         "labs.runner.run_checks": runner.run_checks,
-        "labs.runner.run_one": runner.run_one,
-        "labs.runner.open_store": runner.open_store,
         "labs.runner.CheckResult": runner.CheckResult,
         "labs.checks.CHECKS": checks.CHECKS,
-        "labs.checks.make_context": checks.make_context,
         "labs.checks.expect": checks.expect,
         "labs.checks.CheckFailed": checks.CheckFailed,
         "labs.report.results_v3": report.results_v3,
