@@ -82,6 +82,11 @@ def _(message: str) -> str:
     return _active.gettext(message)
 
 
+def N_(message: str) -> str:
+    """Mark a message for translation where it is defined; _() translates it where it is shown."""
+    return message
+
+
 def ngettext(singular: str, plural: str, count: int) -> str:
     """Translate a message whose wording depends on a count."""
     return _active.ngettext(singular, plural, count)

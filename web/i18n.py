@@ -27,6 +27,11 @@ def select_language() -> str:
     return ENGLISH
 
 
+def page_language() -> str:
+    """The language the current page is shown in (en outside a request)."""
+    return str(get_locale() or ENGLISH)
+
+
 def register_i18n(app: Flask) -> None:
     """Install gettext in the templates and remember a language picked with ?lang=."""
     Babel(
@@ -39,7 +44,7 @@ def register_i18n(app: Flask) -> None:
     @app.context_processor
     def language() -> dict[str, str]:
         """The page's language, for <html lang> and the language switch."""
-        return {"lab_language": str(get_locale() or ENGLISH)}
+        return {"lab_language": page_language()}
 
     @app.after_request
     def remember_language(response: Response) -> Response:

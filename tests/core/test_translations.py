@@ -16,7 +16,7 @@ from labs.i18n import CHINESE, DOMAIN, ENGLISH, LOCALE_DIR, choose, normalize, t
 ROOT = Path(__file__).resolve().parents[2]
 PO_FILE = LOCALE_DIR / CHINESE / "LC_MESSAGES" / f"{DOMAIN}.po"
 MO_FILE = PO_FILE.with_suffix(".mo")
-PLACEHOLDER = re.compile(r"\{[a-z_]*\}|%\([a-z_]+\)[sd]|%[sd]")
+PLACEHOLDER = re.compile(r"\{[a-z_]+(?::[^{}]*)?\}|%\([a-z_]+\)[sd]|%[sd]")
 
 
 def extracted_messages() -> set[str]:

@@ -11,6 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from ..checks_run import start_checks
+from ..i18n import page_language
 from ..jobs import BusyError
 from ..lab import lab
 from ..render import render_view
@@ -83,5 +84,6 @@ def run() -> Response:
         timeout=the_lab.check_timeout,
         output_limit=the_lab.check_output_limit,
         on_end=lambda: the_lab.jobs.release("checks"),
+        language=page_language(),
     )
     return render_checks(tree, store)
