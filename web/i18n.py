@@ -29,7 +29,7 @@ def select_language() -> str:
 
 def page_language() -> str:
     """The language the current page is shown in (en outside a request)."""
-    return str(get_locale() or ENGLISH)
+    return normalize(str(get_locale() or ENGLISH)) or ENGLISH
 
 
 def register_i18n(app: Flask) -> None:
