@@ -72,9 +72,10 @@ _active_language: str = choose()
 
 
 def use(language: str) -> None:
-    """Speak this language from now on in this process (the CLI calls it for --lang)."""
+    """Speak this language from now on, here and in the processes started from here."""
     global _active, _active_language
     _active, _active_language = translation(language), language
+    os.environ["LAB_LANG"] = language  # the check processes a command starts speak it too
 
 
 def current() -> str:
