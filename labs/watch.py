@@ -63,7 +63,7 @@ def event_changes(root: Path, stop: threading.Event) -> Iterator[set[str]]:
     from watchfiles import watch
 
     for changes in watch(root, stop_event=stop, raise_interrupt=True):
-        changed = {Path(path).relative_to(root).as_posix() for _, path in changes}
+        changed = {Path(path).relative_to(root).as_posix() for _change, path in changes}
         # Editors and tools write temporary files beside the real ones: only Python counts.
         relevant = {
             path
