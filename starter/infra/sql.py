@@ -14,6 +14,7 @@ import logging
 
 from sqlalchemy import func, text, update
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import configure_mappers
 from sqlmodel import col, select
 
 from ..shared.errors import (
@@ -47,6 +48,9 @@ class SqlStore:
 
     def __init__(self, url: str, schema: str, *, pool_size: int = 10) -> None:
         self._db = Database(url, schema, pool_size)
+        # The hot path builds runs without the ORM's constructor, which would otherwise
+        # finish setting up the table classes on first use: do that now.
+        configure_mappers()
         self.schema = schema
         self._warned_no_arbiter = False  # say it once per store, not once per run
 
