@@ -1,4 +1,12 @@
-"""The load generator: closed-loop clients on threads, in a process of its own.
+"""The Python load generator: clients on threads, in a process of its own.
+
+Closed loop (each client sends, waits, sends again) for parts (a) to (c)
+when pgbench or wrk is missing, and as a cross-check of them; open loop (a
+fixed arrival rate, see open_loop) for the open-loop rows of (c) and (d).
+Debian's archive holds no open-loop HTTP generator that corrects for
+coordinated omission (wrk2 and vegeta are not packaged; hey only throttles
+closed-loop workers), and the open-loop rates here are modest, so threads
+are enough; when the generator itself falls behind, the request counts late.
 
 python -m labs.bench.loadgen '<json spec>' prints one JSON list of
 Measurements. Running apart from the bench's own process keeps the clients
@@ -13,7 +21,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from .stats import Measurement, summarize
 
@@ -57,6 +65,79 @@ def closed_loop(part: str, clients: list[Operation], warmup: float, seconds: flo
     latencies = [value for found, _ in results for value in found]
     elapsed = max(time.perf_counter(), window["end"]) - window["begin"]
     return summarize(part, len(clients), latencies, elapsed, sum(e for _, e in results))
+
+
+def open_loop(
+    part: str,
+    send: Callable[[int, int], bool],
+    connections: int,
+    rate: float,
+    warmup: float,
+    seconds: float,
+) -> Measurement:
+    """Send at a fixed arrival rate; time each request from when it was due, not when it went.
+
+    Request i is due at start + i / rate whatever happened to the others. A
+    closed loop waits for each answer before the next request, so a stalled
+    server also stalls the clock that measures it and the stall hides in a
+    few slow samples ("coordinated omission"). Here, if every connection is
+    busy, the next request simply goes late, and its lateness counts in its
+    latency, as a user arriving on schedule would feel it. send(connection,
+    sequence) posts one request and returns True on success.
+    """
+    lock = threading.Lock()
+    counter = iter(range(1 << 62))
+    start = time.perf_counter() + 0.05
+    begin, end = start + warmup, start + warmup + seconds
+    latencies: list[float] = []
+    tally = {"errors": 0, "late": 0}
+
+    def loop(connection: int) -> None:
+        while True:
+            with lock:
+                sequence = next(counter)
+            due = start + sequence / rate
+            if due >= end:
+                return
+            pause = due - time.perf_counter()
+            if pause > 0:
+                time.sleep(pause)
+            sent = time.perf_counter()
+            ok = send(connection, sequence)
+            finished = time.perf_counter()
+            if due >= begin:
+                with lock:
+                    latencies.append(finished - due)
+                    tally["errors"] += 0 if ok else 1
+                    tally["late"] += 1 if sent - due > 0.001 else 0
+
+    threads = [threading.Thread(target=loop, args=(n,)) for n in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    measured = summarize(part, connections, latencies, seconds, tally["errors"])
+    return replace(measured, loop="open", rate=rate, late=tally["late"])
+
+
+def http_sender(
+    spec: dict[str, object], connections: int, message: str
+) -> Callable[[int, int], bool]:
+    """send(connection, sequence) for open_loop: POST /chat on one of `connections` keep-alives."""
+    from .httpclient import HttpConnection
+
+    port, tag = int(str(spec["port"])), uuid.uuid4().hex[:8]
+    pool = [HttpConnection("127.0.0.1", port, timeout=120) for _ in range(connections)]
+    for connection in pool:
+        connection.open()
+    head = json.dumps({"sessionId": spec["session_id"], "message": message})[:-1]
+    headers = {"Content-Type": "application/json"}
+
+    def send(connection: int, sequence: int) -> bool:
+        body = f'{head}, "clientMessageId": "open-{tag}-{sequence}"}}'.encode()
+        return pool[connection].request("POST", "/chat", body, headers).status == 202
+
+    return send
 
 
 def sql_clients(spec: dict[str, object], count: int) -> list[Operation]:
@@ -167,10 +248,15 @@ def accept_under_load(spec: dict[str, object]) -> Measurement:
         for sequence in range(int(str(spec["backlog"]))):
             connection.post_json("/chat", slow_payload(0, sequence))
         connection.close()
-    probes = http_clients({**spec, "message": "probe"}, int(str(spec["probes"])))
-    measured = closed_loop(
-        str(spec["part"]), probes, float(str(spec["warmup"])), float(str(spec["seconds"]))
-    )
+    warmup, seconds = float(str(spec["warmup"])), float(str(spec["seconds"]))
+    if spec.get("loop") == "open":
+        connections = int(str(spec["connections"]))
+        send = http_sender(spec, connections, "probe")
+        rate = float(str(spec["rate"]))
+        measured = open_loop(str(spec["part"]), send, connections, rate, warmup, seconds)
+    else:
+        probes = http_clients({**spec, "message": "probe"}, int(str(spec["probes"])))
+        measured = closed_loop(str(spec["part"]), probes, warmup, seconds)
     stop.set()
     for thread in busy:
         thread.join()
@@ -188,6 +274,12 @@ def run(spec: dict[str, object]) -> list[Measurement]:
     """Run the spec's kind at each of its concurrency levels, one after the other."""
     if spec["kind"] == "accept":
         return [accept_under_load(spec)]
+    if spec["kind"] == "http-open":
+        connections = int(str(spec["connections"]))
+        send = http_sender(spec, connections, "bench")
+        warmup, seconds = float(str(spec["warmup"])), float(str(spec["seconds"]))
+        rate = float(str(spec["rate"]))
+        return [open_loop(str(spec["part"]), send, connections, rate, warmup, seconds)]
     make = KINDS[str(spec["kind"])]
     levels = spec["clients"]
     assert isinstance(levels, list)

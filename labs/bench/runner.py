@@ -1,4 +1,13 @@
-"""One benchmark run: a scratch database, the four parts, one report."""
+"""One benchmark run: a scratch database, the parts, one report.
+
+(a) raw INSERT ... ON CONFLICT DO NOTHING, driven by pgbench; (b)
+SqlStore.create_run, called from Python threads; (c0) gunicorn serving an
+app that does nothing, and (c) POST /chat through gunicorn, both driven by
+wrk; the same (c) at a fixed arrival rate; (d) accept latency while slow
+agent runs are in flight, in workers and in the handler; and the memory
+store's per-call cost at a small and a big size. When pgbench or wrk is
+missing, the Python load generator stands in, and the report says so.
+"""
 
 from __future__ import annotations
 
@@ -10,78 +19,34 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 
 import psycopg2
 
 from ..scratchdb import migrate, scratch_database
 from ..trees import REPO_ROOT
 from .agent import SLOW_MESSAGE
+from .memory import measure_memory_store
+from .model import (
+    ACCEPT_CONNECTIONS,
+    ACCEPT_RATE,
+    OPEN_CONNECTIONS,
+    PROBES,
+    SLOW_RUNS,
+    BenchReport,
+    BenchSettings,
+)
 from .server import GatewayServer
 from .stats import Measurement
+from .tools import find_tool, run_pgbench, run_wrk
 
-LEVELS = [1, 4, 16]
-SLOW_RUNS = 16
-PROBES = 4
-
-
-@dataclass(frozen=True)
-class BenchSettings:
-    """How long and how hard: --quick shortens every window."""
-
-    quick: bool = False
-    tree: str = "solution"
-    # gunicorn for (c): processes x threads; two cores want two processes.
-    workers: int = 2
-    threads: int = 8
-
-    @property
-    def seconds(self) -> float:
-        """Measured window per load."""
-        return 0.8 if self.quick else 4.0
-
-    @property
-    def warmup(self) -> float:
-        """Unmeasured start of each load (connections, caches)."""
-        return 0.2 if self.quick else 1.0
-
-    @property
-    def agent_seconds(self) -> float:
-        """How long one slow agent run takes in part (d)."""
-        return 1.0 if self.quick else 3.0
-
-
-@dataclass
-class BenchReport:
-    """Everything one run measured, with the machine it ran on."""
-
-    machine: dict[str, object]
-    settings: dict[str, object]
-    raw_sql: list[Measurement] = field(default_factory=list)
-    store: list[Measurement] = field(default_factory=list)
-    http: list[Measurement] = field(default_factory=list)
-    accept_split: Measurement | None = None
-    accept_inline: Measurement | None = None
-    slow_runs_started: dict[str, int] = field(default_factory=dict)
-
-    def ratios(self) -> dict[int, float]:
-        """(c)/(a) throughput at each concurrency."""
-        floor = {m.clients: m.throughput for m in self.raw_sql}
-        return {
-            m.clients: round(m.throughput / floor[m.clients], 2)
-            for m in self.http
-            if floor.get(m.clients)
-        }
-
-    def as_dict(self) -> dict[str, object]:
-        """A JSON-ready view."""
-        return {**asdict(self), "ratio_c_over_a": {str(k): v for k, v in self.ratios().items()}}
+FLOOR_APP = "labs.bench.floor:app"
 
 
 def run_bench(
     settings: BenchSettings, database_url: str | None, say: Callable[[str], None] = print
 ) -> BenchReport:
-    """Measure (a) to (d) on one scratch database and return the report."""
+    """Measure every part on one scratch database and return the report."""
     started = time.monotonic()
     say("making a scratch database" + ("" if database_url else " on a throwaway cluster"))
     with scratch_database(database_url, "bench", durable=True) as url:
@@ -90,60 +55,146 @@ def run_bench(
             _machine(url),
             {
                 **asdict(settings),
-                "levels": LEVELS,
+                "levels": settings.levels,
                 "seconds": settings.seconds,
                 "warmup": settings.warmup,
                 "agent_seconds": settings.agent_seconds,
             },
         )
-        session_id = _new_session(url, settings.tree)
         base = {
             "database_url": url,
             "schema": settings.tree,
             "tree": settings.tree,
-            "session_id": session_id,
-            "clients": LEVELS,
+            "session_id": _new_session(url, settings.tree),
+            "clients": settings.levels,
             "warmup": settings.warmup,
             "seconds": settings.seconds,
         }
-        say("(a) raw INSERT ... ON CONFLICT DO NOTHING")
-        report.raw_sql = _load({**base, "kind": "sql", "part": "a"})
-        say("(b) SqlStore.create_run")
+        pgbench, wrk = find_tool("pgbench"), find_tool("wrk")
+        say(f"(a) raw INSERT ... ON CONFLICT DO NOTHING ({'pgbench' if pgbench else 'Python'})")
+        if pgbench:
+            report.raw_sql = [
+                run_pgbench(
+                    pgbench, url, settings.tree, str(base["session_id"]), n, settings.seconds
+                )
+                for n in settings.levels
+            ]
+        else:
+            report.raw_sql = _load({**base, "kind": "sql", "part": "a"})
+        say("(b) SqlStore.create_run (Python threads)")
         report.store = _load({**base, "kind": "store", "part": "b"})
-        say("(c) POST /chat through gunicorn")
-        env = {"DATABASE_URL": url, "DB_SCHEMA": settings.tree}
-        app = f"{settings.tree}.gateway.wsgi:app"
-        with GatewayServer(app, env, workers=settings.workers, threads=settings.threads) as server:
-            report.http = _load({**base, "kind": "http", "part": "c", "port": server.port})
-        say(f"(d) accept latency with {SLOW_RUNS} slow agent runs in flight")
-        accept = {
-            **base,
-            "kind": "accept",
-            "slow_runs": SLOW_RUNS,
-            "probes": PROBES,
-            "seconds": settings.seconds * 2,
-            "warmup": settings.warmup * 2,
-        }
-        _clear_queue(url, settings.tree)
-        env |= {"BENCH_AGENT_SECONDS": str(settings.agent_seconds), "BENCH_TREE": settings.tree}
-        report.accept_split = _split(url, app, env, settings, accept)
-        report.slow_runs_started["split"] = _slow_runs_started(url, settings.tree)
-        with GatewayServer("labs.bench.inline:app", env, workers=1, threads=SLOW_RUNS) as server:
-            report.accept_inline = _load(
-                {**accept, "mode": "inline", "part": "d-inline", "port": server.port}
-            )[0]
-        report.slow_runs_started["inline"] = (
-            _slow_runs_started(url, settings.tree) - report.slow_runs_started["split"]
-        )
+        _http_parts(report, settings, base, wrk, say)
+        _accept_parts(report, settings, base, say)
+    say(
+        "memory store: create_run and append_message at "
+        + " and ".join(f"{n:,}" for n in settings.memory_sizes)
+        + " rows"
+    )
+    report.memory = measure_memory_store(
+        settings.tree, settings.memory_sizes, settings.memory_budget
+    )
     report.settings["wall_seconds"] = round(time.monotonic() - started, 1)
     return report
 
 
+def _http_parts(
+    report: BenchReport,
+    settings: BenchSettings,
+    base: dict[str, object],
+    wrk: str | None,
+    say: Callable[[str], None],
+) -> None:
+    """(c0) and (c) closed loop (wrk, or Python), (c) open loop, the Python cross-check."""
+    tool = "wrk" if wrk else "Python"
+    top = max(settings.levels)
+    session_id = str(base["session_id"])
+    env = {"DATABASE_URL": str(base["database_url"]), "DB_SCHEMA": settings.tree}
+    servers = {"workers": settings.workers, "threads": settings.threads}
+
+    def closed(server: GatewayServer, part: str) -> list[Measurement]:
+        if wrk:
+            run_wrk(wrk, part, server.port, session_id, top, 1)  # warm-up: pools, caches
+            return [
+                run_wrk(wrk, part, server.port, session_id, n, settings.seconds)
+                for n in settings.levels
+            ]
+        return _load({**base, "kind": "http", "part": part, "port": server.port})
+
+    say(f"(c0) the HTTP floor: gunicorn serving an app that does nothing ({tool})")
+    with GatewayServer(FLOOR_APP, {}, **servers) as server:
+        report.floor_http = closed(server, "c0")
+    say(f"(c) POST /chat through gunicorn ({tool}), then at a fixed rate (Python, open loop)")
+    with GatewayServer(f"{settings.tree}.gateway.wsgi:app", env, **servers) as server:
+        report.http = closed(server, "c")
+        if wrk:
+            check = _load(
+                {**base, "kind": "http", "part": "c", "port": server.port, "clients": [top]}
+            )
+            report.cross_check += check
+        rate = settings.open_rate or max(50.0, round(max(m.throughput for m in report.http) / 2))
+        report.open_http = _load(
+            {
+                **base,
+                "kind": "http-open",
+                "part": "c",
+                "port": server.port,
+                "rate": rate,
+                "connections": OPEN_CONNECTIONS,
+            }
+        )
+    if report.raw_sql and report.raw_sql[0].tool == "pgbench":
+        report.cross_check += _load({**base, "kind": "sql", "part": "a", "clients": [top]})
+
+
+def _accept_parts(
+    report: BenchReport,
+    settings: BenchSettings,
+    base: dict[str, object],
+    say: Callable[[str], None],
+) -> None:
+    """(d): accept latency with slow runs in flight, in workers (split) and in the handler."""
+    say(f"(d) accept latency with {SLOW_RUNS} slow agent runs in flight")
+    url = str(base["database_url"])
+    loads: list[dict[str, object]] = [
+        {"loop": "open", "rate": ACCEPT_RATE, "connections": ACCEPT_CONNECTIONS}
+    ]
+    if not settings.quick:
+        loads.insert(0, {"loop": "closed", "probes": PROBES})
+    accept = {
+        **base,
+        "kind": "accept",
+        "slow_runs": SLOW_RUNS,
+        "seconds": settings.seconds * 2,
+        "warmup": settings.warmup * 2,
+    }
+    _clear_queue(url, settings.tree)
+    app = f"{settings.tree}.gateway.wsgi:app"
+    env = {
+        "DATABASE_URL": url,
+        "DB_SCHEMA": settings.tree,
+        "BENCH_AGENT_SECONDS": str(settings.agent_seconds),
+        "BENCH_TREE": settings.tree,
+    }
+    report.accept += _split(app, env, settings, accept, loads)
+    report.slow_runs_started["split"] = _slow_runs_started(url, settings.tree)
+    with GatewayServer("labs.bench.inline:app", env, workers=1, threads=SLOW_RUNS) as server:
+        for load in loads:
+            spec = {**accept, **load, "mode": "inline", "part": "d-inline", "port": server.port}
+            report.accept += _load(spec)
+    report.slow_runs_started["inline"] = (
+        _slow_runs_started(url, settings.tree) - report.slow_runs_started["split"]
+    )
+
+
 def _split(
-    url: str, app: str, env: dict[str, str], settings: BenchSettings, accept: dict[str, object]
-) -> Measurement:
+    app: str,
+    env: dict[str, str],
+    settings: BenchSettings,
+    accept: dict[str, object],
+    loads: list[dict[str, object]],
+) -> list[Measurement]:
     """Gateway and workers as separate processes; the workers keep 16 runs busy."""
-    window = settings.warmup + float(str(accept["seconds"]))
+    window = (float(str(accept["warmup"])) + float(str(accept["seconds"])) + 1) * len(loads)
     backlog = SLOW_RUNS * (int(window / settings.agent_seconds) + 2)
     workers = subprocess.Popen(
         [
@@ -162,16 +213,12 @@ def _split(
     try:
         assert workers.stdout is not None
         workers.stdout.readline()  # "ready": the store is built, the threads are starting
+        found: list[Measurement] = []
         with GatewayServer(app, env, workers=1, threads=SLOW_RUNS) as server:
-            return _load(
-                {
-                    **accept,
-                    "mode": "split",
-                    "part": "d-split",
-                    "backlog": backlog,
-                    "port": server.port,
-                }
-            )[0]
+            for number, load in enumerate(loads):
+                spec = {**accept, **load, "mode": "split", "part": "d-split", "port": server.port}
+                found += _load({**spec, "backlog": backlog if number == 0 else 0})
+        return found
     finally:
         workers.send_signal(signal.SIGTERM)
         try:

@@ -18,6 +18,10 @@ class Measurement:
     p50_ms: float
     p99_ms: float
     errors: int
+    tool: str = "python"  # what generated the load: pgbench, wrk, or the Python loadgen
+    loop: str = "closed"  # closed: each client waits for its answer; open: a fixed arrival rate
+    rate: float = 0.0  # open loop: the arrival rate asked for, per second
+    late: int = 0  # open loop: requests sent more than 1 ms after their intended time
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:
