@@ -70,20 +70,11 @@ def run_bench(
             "warmup": settings.warmup,
             "seconds": settings.seconds,
         }
-        pgbench, wrk = find_tool("pgbench"), find_tool("wrk")
-        say(f"(a) raw INSERT ... ON CONFLICT DO NOTHING ({'pgbench' if pgbench else 'Python'})")
-        if pgbench:
-            report.raw_sql = [
-                run_pgbench(
-                    pgbench, url, settings.tree, str(base["session_id"]), n, settings.seconds
-                )
-                for n in settings.levels
-            ]
-        else:
-            report.raw_sql = _load({**base, "kind": "sql", "part": "a"})
+        say("(a) raw INSERT ... ON CONFLICT DO NOTHING")
+        report.raw_sql = raw_sql_part(settings, base)
         say("(b) SqlStore.create_run (Python threads)")
         report.store = _load({**base, "kind": "store", "part": "b"})
-        _http_parts(report, settings, base, wrk, say)
+        _http_parts(report, settings, base, say)
         _accept_parts(report, settings, base, say)
     say(
         "memory store: create_run and append_message at "
@@ -97,36 +88,53 @@ def run_bench(
     return report
 
 
+def raw_sql_part(settings: BenchSettings, base: dict[str, object]) -> list[Measurement]:
+    """(a) at each level: pgbench if installed, else the Python generator."""
+    pgbench = find_tool("pgbench")
+    if pgbench is None:
+        return _load({**base, "kind": "sql", "part": "a"})
+    url, session_id = str(base["database_url"]), str(base["session_id"])
+    return [
+        run_pgbench(pgbench, url, settings.tree, session_id, n, settings.seconds)
+        for n in _levels(base)
+    ]
+
+
+def http_part(
+    settings: BenchSettings, base: dict[str, object], part: str, port: int
+) -> list[Measurement]:
+    """(c0) or (c) at each level, closed loop: wrk if installed, else the Python generator."""
+    wrk = find_tool("wrk")
+    if wrk is None:
+        return _load({**base, "kind": "http", "part": part, "port": port})
+    session_id, levels = str(base["session_id"]), _levels(base)
+    run_wrk(wrk, part, port, session_id, max(levels), 1)  # warm-up: pools, caches
+    return [run_wrk(wrk, part, port, session_id, n, settings.seconds) for n in levels]
+
+
+def _levels(base: dict[str, object]) -> list[int]:
+    levels = base["clients"]
+    assert isinstance(levels, list)
+    return [int(n) for n in levels]
+
+
 def _http_parts(
     report: BenchReport,
     settings: BenchSettings,
     base: dict[str, object],
-    wrk: str | None,
     say: Callable[[str], None],
 ) -> None:
-    """(c0) and (c) closed loop (wrk, or Python), (c) open loop, the Python cross-check."""
-    tool = "wrk" if wrk else "Python"
+    """(c0) and (c) closed loop, (c) open loop, and the Python cross-check of the tools."""
     top = max(settings.levels)
-    session_id = str(base["session_id"])
     env = {"DATABASE_URL": str(base["database_url"]), "DB_SCHEMA": settings.tree}
     servers = {"workers": settings.workers, "threads": settings.threads}
-
-    def closed(server: GatewayServer, part: str) -> list[Measurement]:
-        if wrk:
-            run_wrk(wrk, part, server.port, session_id, top, 1)  # warm-up: pools, caches
-            return [
-                run_wrk(wrk, part, server.port, session_id, n, settings.seconds)
-                for n in settings.levels
-            ]
-        return _load({**base, "kind": "http", "part": part, "port": server.port})
-
-    say(f"(c0) the HTTP floor: gunicorn serving an app that does nothing ({tool})")
+    say("(c0) the HTTP floor: gunicorn serving an app that does nothing")
     with GatewayServer(FLOOR_APP, {}, **servers) as server:
-        report.floor_http = closed(server, "c0")
-    say(f"(c) POST /chat through gunicorn ({tool}), then at a fixed rate (Python, open loop)")
+        report.floor_http = http_part(settings, base, "c0", server.port)
+    say("(c) POST /chat through gunicorn, then at a fixed rate (open loop)")
     with GatewayServer(f"{settings.tree}.gateway.wsgi:app", env, **servers) as server:
-        report.http = closed(server, "c")
-        if wrk:
+        report.http = http_part(settings, base, "c", server.port)
+        if report.http[0].tool == "wrk":
             check = _load(
                 {**base, "kind": "http", "part": "c", "port": server.port, "clients": [top]}
             )
@@ -226,6 +234,8 @@ def _split(
         except subprocess.TimeoutExpired:
             workers.kill()
             workers.wait()
+        if workers.stdout is not None:
+            workers.stdout.close()
 
 
 def _load(spec: dict[str, object]) -> list[Measurement]:
