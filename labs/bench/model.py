@@ -48,12 +48,12 @@ class BenchSettings:
     @property
     def memory_sizes(self) -> list[int]:
         """Store sizes for the memory-store part."""
-        return [10, 10_000] if self.quick else [10, 100_000]
+        return [10, 2_000] if self.quick else [10, 100_000]
 
     @property
     def memory_budget(self) -> float:
         """Seconds allowed to fill a memory store to one size (a scanning store is slow)."""
-        return 1.5 if self.quick else 30.0
+        return 0.5 if self.quick else 30.0
 
 
 @dataclass

@@ -78,6 +78,9 @@ def format_report(report: BenchReport) -> str:
             )
             per_call = f"{cost.per_call_us:>9.1f}"
             lines.append(f"    {cost.operation:16} at {cost.rows:>7,} rows: {per_call}{reached}")
+    steps = settings.get("step_seconds")
+    if isinstance(steps, dict):
+        lines += ["", "time per step (s): " + ", ".join(f"{v}" for v in steps.values())]
     lines.append(f"\ntotal wall time {settings.get('wall_seconds', '?')} s")
     return "\n".join(lines)
 

@@ -48,7 +48,14 @@ def run_bench(
 ) -> BenchReport:
     """Measure every part on one scratch database and return the report."""
     started = time.monotonic()
-    say("making a scratch database" + ("" if database_url else " on a throwaway cluster"))
+    steps: list[tuple[str, float]] = []
+
+    def step(line: str) -> None:
+        """Say what comes next, and remember when it began (the report lists each step's time)."""
+        steps.append((line, time.monotonic()))
+        say(line)
+
+    step("making a scratch database" + ("" if database_url else " on a throwaway cluster"))
     with scratch_database(database_url, "bench", durable=True) as url:
         migrate(url, settings.tree)
         report = BenchReport(
@@ -70,13 +77,13 @@ def run_bench(
             "warmup": settings.warmup,
             "seconds": settings.seconds,
         }
-        say("(a) raw INSERT ... ON CONFLICT DO NOTHING")
+        step("(a) raw INSERT ... ON CONFLICT DO NOTHING")
         report.raw_sql = raw_sql_part(settings, base)
-        say("(b) SqlStore.create_run (Python threads)")
+        step("(b) SqlStore.create_run (Python threads)")
         report.store = _load({**base, "kind": "store", "part": "b"})
-        _http_parts(report, settings, base, say)
-        _accept_parts(report, settings, base, say)
-    say(
+        _http_parts(report, settings, base, step)
+        _accept_parts(report, settings, base, step)
+    step(
         "memory store: create_run and append_message at "
         + " and ".join(f"{n:,}" for n in settings.memory_sizes)
         + " rows"
@@ -84,7 +91,12 @@ def run_bench(
     report.memory = measure_memory_store(
         settings.tree, settings.memory_sizes, settings.memory_budget
     )
-    report.settings["wall_seconds"] = round(time.monotonic() - started, 1)
+    ended = time.monotonic()
+    report.settings["wall_seconds"] = round(ended - started, 1)
+    report.settings["step_seconds"] = {
+        line: round(end - begin, 1)
+        for (line, begin), end in zip(steps, [t for _, t in steps[1:]] + [ended], strict=True)
+    }
     return report
 
 
@@ -108,7 +120,8 @@ def http_part(
     if wrk is None:
         return _load({**base, "kind": "http", "part": part, "port": port})
     session_id, levels = str(base["session_id"]), _levels(base)
-    run_wrk(wrk, part, port, session_id, max(levels), 1)  # warm-up: pools, caches
+    if part == "c":
+        run_wrk(wrk, part, port, session_id, max(levels), 1)  # warm-up: connection pools
     return [run_wrk(wrk, part, port, session_id, n, settings.seconds) for n in levels]
 
 
@@ -129,10 +142,18 @@ def _http_parts(
     env = {"DATABASE_URL": str(base["database_url"]), "DB_SCHEMA": settings.tree}
     servers = {"workers": settings.workers, "threads": settings.threads}
     say("(c0) the HTTP floor: gunicorn serving an app that does nothing")
-    with GatewayServer(FLOOR_APP, {}, **servers) as server:
-        report.floor_http = http_part(settings, base, "c0", server.port)
+    # Both servers start together; the gateway waits, idle, while the floor is measured.
+    gateway = GatewayServer(
+        f"{settings.tree}.gateway.wsgi:app", env, **servers, graceful_stop=False
+    ).launch()
+    try:
+        with GatewayServer(FLOOR_APP, {}, **servers, graceful_stop=False) as server:
+            report.floor_http = http_part(settings, base, "c0", server.port)
+    except BaseException:
+        gateway.stop()
+        raise
     say("(c) POST /chat through gunicorn, then at a fixed rate (open loop)")
-    with GatewayServer(f"{settings.tree}.gateway.wsgi:app", env, **servers) as server:
+    with gateway as server:
         report.http = http_part(settings, base, "c", server.port)
         if report.http[0].tool == "wrk":
             check = _load(
@@ -150,7 +171,7 @@ def _http_parts(
                 "connections": OPEN_CONNECTIONS,
             }
         )
-    if report.raw_sql and report.raw_sql[0].tool == "pgbench":
+    if report.raw_sql[0].tool == "pgbench" and not settings.quick:
         report.cross_check += _load({**base, "kind": "sql", "part": "a", "clients": [top]})
 
 
@@ -172,8 +193,8 @@ def _accept_parts(
         **base,
         "kind": "accept",
         "slow_runs": SLOW_RUNS,
-        "seconds": settings.seconds * 2,
-        "warmup": settings.warmup * 2,
+        "seconds": settings.seconds * (1 if settings.quick else 2),
+        "warmup": settings.warmup * (1 if settings.quick else 2),
     }
     _clear_queue(url, settings.tree)
     app = f"{settings.tree}.gateway.wsgi:app"
@@ -183,28 +204,38 @@ def _accept_parts(
         "BENCH_AGENT_SECONDS": str(settings.agent_seconds),
         "BENCH_TREE": settings.tree,
     }
-    report.accept += _split(app, env, settings, accept, loads)
-    report.slow_runs_started["split"] = _slow_runs_started(url, settings.tree)
-    with GatewayServer("labs.bench.inline:app", env, workers=1, threads=SLOW_RUNS) as server:
-        for load in loads:
-            spec = {**accept, **load, "mode": "inline", "part": "d-inline", "port": server.port}
-            report.accept += _load(spec)
+    # Start all three processes at once; the inline server idles until its turn.
+    inline = GatewayServer(
+        "labs.bench.inline:app", env, workers=1, threads=SLOW_RUNS, graceful_stop=False
+    ).launch()
+    agent = _start_agent(env, settings)
+    try:
+        split = GatewayServer(app, env, workers=1, threads=SLOW_RUNS, graceful_stop=False)
+        with split.launch() as server:
+            assert agent.stdout is not None
+            agent.stdout.readline()  # "ready": the store is built, the threads are starting
+            window = (float(str(accept["warmup"])) + float(str(accept["seconds"])) + 1) * len(loads)
+            backlog = SLOW_RUNS * (int(window / settings.agent_seconds) + 2)
+            for number, load in enumerate(loads):
+                spec = {**accept, **load, "mode": "split", "part": "d-split", "port": server.port}
+                report.accept += _load({**spec, "backlog": backlog if number == 0 else 0})
+        agent.send_signal(signal.SIGTERM)  # it finishes its runs while the monolith is measured
+        report.slow_runs_started["split"] = _slow_runs_started(url, settings.tree)
+        with inline as server:
+            for load in loads:
+                spec = {**accept, **load, "mode": "inline", "part": "d-inline", "port": server.port}
+                report.accept += _load(spec)
+    finally:
+        inline.stop()
+        _stop_agent(agent, settings.agent_seconds + 10)
     report.slow_runs_started["inline"] = (
         _slow_runs_started(url, settings.tree) - report.slow_runs_started["split"]
     )
 
 
-def _split(
-    app: str,
-    env: dict[str, str],
-    settings: BenchSettings,
-    accept: dict[str, object],
-    loads: list[dict[str, object]],
-) -> list[Measurement]:
-    """Gateway and workers as separate processes; the workers keep 16 runs busy."""
-    window = (float(str(accept["warmup"])) + float(str(accept["seconds"])) + 1) * len(loads)
-    backlog = SLOW_RUNS * (int(window / settings.agent_seconds) + 2)
-    workers = subprocess.Popen(
+def _start_agent(env: dict[str, str], settings: BenchSettings) -> subprocess.Popen[bytes]:
+    """The split's workers: python -m labs.bench.agent, keeping 16 runs busy."""
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -218,24 +249,18 @@ def _split(
         env={**os.environ, **env},
         stdout=subprocess.PIPE,
     )
+
+
+def _stop_agent(agent: subprocess.Popen[bytes], timeout: float) -> None:
+    """SIGTERM (the threads finish the run in hand), then SIGKILL if it hangs."""
+    agent.send_signal(signal.SIGTERM)
     try:
-        assert workers.stdout is not None
-        workers.stdout.readline()  # "ready": the store is built, the threads are starting
-        found: list[Measurement] = []
-        with GatewayServer(app, env, workers=1, threads=SLOW_RUNS) as server:
-            for number, load in enumerate(loads):
-                spec = {**accept, **load, "mode": "split", "part": "d-split", "port": server.port}
-                found += _load({**spec, "backlog": backlog if number == 0 else 0})
-        return found
-    finally:
-        workers.send_signal(signal.SIGTERM)
-        try:
-            workers.wait(timeout=settings.agent_seconds + 10)
-        except subprocess.TimeoutExpired:
-            workers.kill()
-            workers.wait()
-        if workers.stdout is not None:
-            workers.stdout.close()
+        agent.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        agent.kill()
+        agent.wait()
+    if agent.stdout is not None:
+        agent.stdout.close()
 
 
 def _load(spec: dict[str, object]) -> list[Measurement]:
