@@ -23,13 +23,20 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, replace
 
+from .cpu import Meter, per_operation, pids_meter, postgres_meter, sample, self_meter
 from .stats import Measurement, summarize
 
 # One client: called with a sequence number, returns True when the operation succeeded.
 Operation = Callable[[int], bool]
 
 
-def closed_loop(part: str, clients: list[Operation], warmup: float, seconds: float) -> Measurement:
+def closed_loop(
+    part: str,
+    clients: list[Operation],
+    warmup: float,
+    seconds: float,
+    meters: dict[str, Meter] | None = None,
+) -> Measurement:
     """Run every client back to back for warmup + seconds; measure only after the warmup."""
     start = threading.Barrier(len(clients) + 1)
     results: list[tuple[list[float], int]] = []
@@ -60,11 +67,23 @@ def closed_loop(part: str, clients: list[Operation], warmup: float, seconds: flo
     now = time.perf_counter()
     window["begin"], window["end"] = now + warmup, now + warmup + seconds
     start.wait()
+    cpu = _meter_window(meters or {}, window["begin"], window["end"])
     for thread in threads:
         thread.join()
     latencies = [value for found, _ in results for value in found]
     elapsed = max(time.perf_counter(), window["end"]) - window["begin"]
-    return summarize(part, len(clients), latencies, elapsed, sum(e for _, e in results))
+    measured = summarize(part, len(clients), latencies, elapsed, sum(e for _, e in results))
+    return replace(measured, cpu_ms=per_operation(*cpu, measured.operations))
+
+
+def _meter_window(
+    meters: dict[str, Meter], begin: float, end: float
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Read the meters at the window's start and end (this thread sleeps in between)."""
+    time.sleep(max(0.0, begin - time.perf_counter()))
+    before = sample(meters)
+    time.sleep(max(0.0, end - time.perf_counter()))
+    return before, sample(meters)
 
 
 def open_loop(
@@ -74,6 +93,7 @@ def open_loop(
     rate: float,
     warmup: float,
     seconds: float,
+    meters: dict[str, Meter] | None = None,
 ) -> Measurement:
     """Send at a fixed arrival rate; time each request from when it was due, not when it went.
 
@@ -114,10 +134,12 @@ def open_loop(
     threads = [threading.Thread(target=loop, args=(n,)) for n in range(connections)]
     for thread in threads:
         thread.start()
+    cpu = _meter_window(meters or {}, begin, end)
     for thread in threads:
         thread.join()
     measured = summarize(part, connections, latencies, seconds, tally["errors"])
-    return replace(measured, loop="open", rate=rate, late=tally["late"])
+    cpu_ms = per_operation(*cpu, measured.operations)
+    return replace(measured, loop="open", rate=rate, late=tally["late"], cpu_ms=cpu_ms)
 
 
 def http_sender(
@@ -212,7 +234,7 @@ def http_clients(spec: dict[str, object], count: int) -> list[Operation]:
     return [client(n) for n in range(count)]
 
 
-def accept_under_load(spec: dict[str, object]) -> Measurement:
+def accept_under_load(spec: dict[str, object], meters: dict[str, Meter]) -> Measurement:
     """(d) Probe clients POST /chat while 16 slow agent runs are in flight."""
     from .agent import SLOW_MESSAGE
     from .httpclient import HttpConnection
@@ -253,10 +275,10 @@ def accept_under_load(spec: dict[str, object]) -> Measurement:
         connections = int(str(spec["connections"]))
         send = http_sender(spec, connections, "probe")
         rate = float(str(spec["rate"]))
-        measured = open_loop(str(spec["part"]), send, connections, rate, warmup, seconds)
+        measured = open_loop(str(spec["part"]), send, connections, rate, warmup, seconds, meters)
     else:
         probes = http_clients({**spec, "message": "probe"}, int(str(spec["probes"])))
-        measured = closed_loop(str(spec["part"]), probes, warmup, seconds)
+        measured = closed_loop(str(spec["part"]), probes, warmup, seconds, meters)
     stop.set()
     for thread in busy:
         thread.join()
@@ -270,27 +292,35 @@ KINDS: dict[str, Callable[[dict[str, object], int], list[Operation]]] = {
 }
 
 
+def meters_for(spec: dict[str, object]) -> dict[str, Meter]:
+    """The CPU meters a load reads: this client, the server's workers, local Postgres."""
+    meters = {"client": self_meter()}
+    workers = spec.get("server_pids")
+    if isinstance(workers, list):
+        pids = {int(pid) for pid in workers}
+        meters["server"] = pids_meter(lambda: pids)
+    database = postgres_meter(str(spec["database_url"])) if spec.get("database_url") else None
+    if database is not None:
+        meters["postgres"] = database
+    return meters
+
+
 def run(spec: dict[str, object]) -> list[Measurement]:
     """Run the spec's kind at each of its concurrency levels, one after the other."""
+    meters = meters_for(spec)
     if spec["kind"] == "accept":
-        return [accept_under_load(spec)]
+        return [accept_under_load(spec, meters)]
+    warmup, seconds = float(str(spec["warmup"])), float(str(spec["seconds"]))
     if spec["kind"] == "http-open":
         connections = int(str(spec["connections"]))
         send = http_sender(spec, connections, "bench")
-        warmup, seconds = float(str(spec["warmup"])), float(str(spec["seconds"]))
         rate = float(str(spec["rate"]))
-        return [open_loop(str(spec["part"]), send, connections, rate, warmup, seconds)]
+        return [open_loop(str(spec["part"]), send, connections, rate, warmup, seconds, meters)]
     make = KINDS[str(spec["kind"])]
     levels = spec["clients"]
     assert isinstance(levels, list)
     return [
-        closed_loop(
-            str(spec["part"]),
-            make(spec, int(n)),
-            float(str(spec["warmup"])),
-            float(str(spec["seconds"])),
-        )
-        for n in levels
+        closed_loop(str(spec["part"]), make(spec, int(n)), warmup, seconds, meters) for n in levels
     ]
 
 

@@ -123,6 +123,34 @@ class BenchReport:
             "total": round(one["c"], 3),
         }
 
+    def cpu_split(self) -> dict[str, float]:
+        """CPU milliseconds per request at the top concurrency, by layer.
+
+        Read from the processes' own CPU accounts, which a busy machine
+        disturbs far less than it does throughput: Postgres's share of a
+        request of (c), the store's (the client process of (b), which is
+        nothing but the store), gunicorn's (the workers of (c0), whose app
+        does nothing), and what the gateway's workers spend beyond both
+        (Flask, the route, the request parsing).
+        """
+        top = {
+            name: found[-1].cpu_ms
+            for name, found in (("b", self.store), ("c0", self.floor_http), ("c", self.http))
+            if found
+        }
+        try:
+            store, server = top["b"]["client"], top["c0"]["server"]
+            database, gateway = top["c"]["postgres"], top["c"]["server"]
+        except KeyError:
+            return {}
+        return {
+            "database": database,
+            "store": store,
+            "http_server": server,
+            "flask_and_route": round(gateway - server - store, 3),
+            "total": round(database + gateway, 3),
+        }
+
     def as_dict(self) -> dict[str, object]:
         """A JSON-ready view, ratios and layer costs included."""
         return {
@@ -132,4 +160,5 @@ class BenchReport:
                 name: {str(k): v for k, v in found.items()} for name, found in self.ratios().items()
             },
             "layer_costs_ms": self.layer_costs(),
+            "cpu_ms_per_request": self.cpu_split(),
         }

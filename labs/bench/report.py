@@ -59,6 +59,19 @@ def format_report(report: BenchReport) -> str:
             "per request at one client (ms): "
             + ", ".join(f"{name.replace('_', ' ')} {value:.3f}" for name, value in costs.items()),
         ]
+    split = report.cpu_split()
+    if split:
+        top = max(m.clients for m in report.http)
+        lines.append(
+            f"CPU per request at {top} clients (ms): "
+            + ", ".join(f"{name.replace('_', ' ')} {value:.3f}" for name, value in split.items())
+        )
+    metered = [m for group in _groups(report) for m in group if m.cpu_ms]
+    if metered:
+        lines += ["", "CPU per operation (ms), by process:"]
+        for m in metered:
+            spent = ", ".join(f"{who} {ms:.3f}" for who, ms in sorted(m.cpu_ms.items()))
+            lines.append(f"    {PART_NAMES.get(m.part, m.part):34}{m.clients:>4} clients: {spent}")
     if report.accept:
         lines += [
             "",
@@ -83,6 +96,10 @@ def format_report(report: BenchReport) -> str:
         lines += ["", "time per step (s): " + ", ".join(f"{v}" for v in steps.values())]
     lines.append(f"\ntotal wall time {settings.get('wall_seconds', '?')} s")
     return "\n".join(lines)
+
+
+def _groups(report: BenchReport) -> list[list[Measurement]]:
+    return [report.raw_sql, report.store, report.floor_http, report.http, report.open_http]
 
 
 def _ratio_lines(report: BenchReport) -> list[str]:

@@ -19,13 +19,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
+from functools import partial
 
 import psycopg2
 
 from ..scratchdb import migrate, scratch_database
 from ..trees import REPO_ROOT
 from .agent import SLOW_MESSAGE
+from .cpu import Meter, per_operation, pids_meter, postgres_meter, sample
 from .memory import measure_memory_store
 from .model import (
     ACCEPT_CONNECTIONS,
@@ -106,23 +108,41 @@ def raw_sql_part(settings: BenchSettings, base: dict[str, object]) -> list[Measu
     if pgbench is None:
         return _load({**base, "kind": "sql", "part": "a"})
     url, session_id = str(base["database_url"]), str(base["session_id"])
-    return [
-        run_pgbench(pgbench, url, settings.tree, session_id, n, settings.seconds)
-        for n in _levels(base)
-    ]
+    meters = _postgres(url)
+    load = partial(run_pgbench, pgbench, url, settings.tree, session_id)
+    return [_metered(meters, partial(load, n, settings.seconds)) for n in _levels(base)]
 
 
 def http_part(
-    settings: BenchSettings, base: dict[str, object], part: str, port: int
+    settings: BenchSettings, base: dict[str, object], part: str, server: GatewayServer
 ) -> list[Measurement]:
     """(c0) or (c) at each level, closed loop: wrk if installed, else the Python generator."""
-    wrk = find_tool("wrk")
+    wrk, port = find_tool("wrk"), server.port
     if wrk is None:
-        return _load({**base, "kind": "http", "part": part, "port": port})
+        return _load({**base, **_at(server), "kind": "http", "part": part})
     session_id, levels = str(base["session_id"]), _levels(base)
     if part == "c":
         run_wrk(wrk, part, port, session_id, max(levels), 1)  # warm-up: connection pools
-    return [run_wrk(wrk, part, port, session_id, n, settings.seconds) for n in levels]
+    meters = {**_postgres(str(base["database_url"])), "server": pids_meter(server.worker_pids)}
+    load = partial(run_wrk, wrk, part, port, session_id)
+    return [_metered(meters, partial(load, n, settings.seconds)) for n in levels]
+
+
+def _at(server: GatewayServer) -> dict[str, object]:
+    """The spec keys that point a Python load at a server and its workers' CPU."""
+    return {"port": server.port, "server_pids": sorted(server.worker_pids())}
+
+
+def _postgres(url: str) -> dict[str, Meter]:
+    found = postgres_meter(url)
+    return {"postgres": found} if found else {}
+
+
+def _metered(meters: dict[str, Meter], load: Callable[[], Measurement]) -> Measurement:
+    """Run a tool's load between two readings of the meters; attach CPU per operation."""
+    before = sample(meters)
+    measured = load()
+    return replace(measured, cpu_ms=per_operation(before, sample(meters), measured.operations))
 
 
 def _levels(base: dict[str, object]) -> list[int]:
@@ -148,25 +168,23 @@ def _http_parts(
     ).launch()
     try:
         with GatewayServer(FLOOR_APP, {}, **servers, graceful_stop=False) as server:
-            report.floor_http = http_part(settings, base, "c0", server.port)
+            report.floor_http = http_part(settings, base, "c0", server)
     except BaseException:
         gateway.stop()
         raise
     say("(c) POST /chat through gunicorn, then at a fixed rate (open loop)")
     with gateway as server:
-        report.http = http_part(settings, base, "c", server.port)
+        report.http = http_part(settings, base, "c", server)
         if report.http[0].tool == "wrk":
-            check = _load(
-                {**base, "kind": "http", "part": "c", "port": server.port, "clients": [top]}
-            )
+            check = _load({**base, **_at(server), "kind": "http", "part": "c", "clients": [top]})
             report.cross_check += check
         rate = settings.open_rate or max(50.0, round(max(m.throughput for m in report.http) / 2))
         report.open_http = _load(
             {
                 **base,
+                **_at(server),
                 "kind": "http-open",
                 "part": "c",
-                "port": server.port,
                 "rate": rate,
                 "connections": OPEN_CONNECTIONS,
             }
@@ -217,13 +235,13 @@ def _accept_parts(
             window = (float(str(accept["warmup"])) + float(str(accept["seconds"])) + 1) * len(loads)
             backlog = SLOW_RUNS * (int(window / settings.agent_seconds) + 2)
             for number, load in enumerate(loads):
-                spec = {**accept, **load, "mode": "split", "part": "d-split", "port": server.port}
+                spec = {**accept, **load, **_at(server), "mode": "split", "part": "d-split"}
                 report.accept += _load({**spec, "backlog": backlog if number == 0 else 0})
         agent.send_signal(signal.SIGTERM)  # it finishes its runs while the monolith is measured
         report.slow_runs_started["split"] = _slow_runs_started(url, settings.tree)
         with inline as server:
             for load in loads:
-                spec = {**accept, **load, "mode": "inline", "part": "d-inline", "port": server.port}
+                spec = {**accept, **load, **_at(server), "mode": "inline", "part": "d-inline"}
                 report.accept += _load(spec)
     finally:
         inline.stop()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,8 @@ class Measurement:
     loop: str = "closed"  # closed: each client waits for its answer; open: a fixed arrival rate
     rate: float = 0.0  # open loop: the arrival rate asked for, per second
     late: int = 0  # open loop: requests sent more than 1 ms after their intended time
+    # CPU milliseconds per operation, by whom: postgres, server (gunicorn workers), client.
+    cpu_ms: dict[str, float] = field(default_factory=dict)
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:

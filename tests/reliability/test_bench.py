@@ -201,7 +201,7 @@ def test_the_gateway_part_stores_one_run_per_accepted_request(
     session_id = new_session(migrated_database)
     env = {"DATABASE_URL": migrated_database, "DB_SCHEMA": "solution"}
     with GatewayServer(GATEWAY, env, workers=1, threads=4) as server:
-        (found,) = http_part(QUICK, spec(migrated_database, session_id, [3]), "c", server.port)
+        (found,) = http_part(QUICK, spec(migrated_database, session_id, [3]), "c", server)
     assert found.tool == ("python" if without else "wrk") and found.clients == 3
     assert found.operations > 0 and found.errors == 0
     stored = scalar(
@@ -215,7 +215,7 @@ def test_the_gateway_part_stores_one_run_per_accepted_request(
 def test_the_http_floor_answers_202_and_stores_nothing(migrated_database: str) -> None:
     """Part (c0): gunicorn with the do-nothing app accepts every request and writes no row."""
     with GatewayServer(FLOOR_APP, {}, workers=1, threads=4) as server:
-        (found,) = http_part(QUICK, spec(migrated_database, "no-session", [2]), "c0", server.port)
+        (found,) = http_part(QUICK, spec(migrated_database, "no-session", [2]), "c0", server)
     assert found.operations > 0 and found.errors == 0 and found.part == "c0"
     assert scalar(migrated_database, "SELECT count(*) FROM solution.runs") == 0
 
