@@ -7,6 +7,7 @@ import uuid
 
 import psycopg2
 import pytest
+from sqlalchemy.engine import make_url
 
 from labs.bench.loadgen import closed_loop, open_loop
 from labs.bench.memory import measure_memory_store
@@ -189,6 +190,23 @@ def test_the_raw_sql_part_inserts_with_pgbench_or_without_it(
         migrated_database, "SELECT count(*) FROM solution.runs WHERE session_id = %s", session_id
     )
     assert stored >= found.operations
+
+
+@pytest.mark.postgres
+def test_pgbench_reaches_a_server_through_its_unix_socket(migrated_database: str) -> None:
+    """Given a URL naming the socket directory, not a TCP host, part (a) still runs pgbench."""
+    with psycopg2.connect(migrated_database) as connection, connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('unix_socket_directories'), current_setting('port')")
+        row = cursor.fetchone()
+    connection.close()
+    assert row is not None
+    folder, port = str(row[0]).split(",")[0].strip(), str(row[1])
+    over_tcp = make_url(migrated_database)
+    socket_url = over_tcp.set(host=None, port=None, query={"host": folder, "port": port})
+    socket_url_text = socket_url.render_as_string(hide_password=False)
+    session_id = new_session(socket_url_text)
+    (found,) = raw_sql_part(QUICK, spec(socket_url_text, session_id, [1]))
+    assert found.tool == "pgbench" and found.operations > 0 and found.errors == 0
 
 
 @pytest.mark.postgres
