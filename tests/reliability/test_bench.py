@@ -285,11 +285,8 @@ def test_a_quick_run_reports_every_part_with_its_tool_and_the_ratios(
     }
     assert set(shape["ratios"]) == {"b/a", "c/a", "c0/a", "c/c0"}  # type: ignore[arg-type]
     assert all(set(found) == {"1", "16"} for found in shape["ratios"].values())  # type: ignore[attr-defined]
-    assert set(shape["layer_costs_ms"]) == {  # type: ignore[arg-type]
-        "database",
-        "store",
-        "http_server",
-        "flask_and_route",
-        "total",
-    }
+    layers = {"database", "store", "http_server", "flask_and_route", "total"}
+    assert set(shape["layer_costs_ms"]) == layers  # type: ignore[arg-type]
+    assert set(shape["cpu_ms_per_request"]) == layers  # type: ignore[arg-type]
+    assert set(report.http[-1].cpu_ms) == {"postgres", "server"}
     assert "target c/a >= 0.35 at 16 client(s)" in format_report(report)
