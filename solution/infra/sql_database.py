@@ -44,13 +44,14 @@ def _refuse_dead_connection(
 ) -> None:
     """On checkout: raise DisconnectionError (the pool then connects anew) if the server left.
 
-    An idle connection's socket has nothing to read; select() with a zero
+    An idle connection's socket has nothing to read; poll() with a zero
     timeout asks the kernel, not the server, so this costs no round trip.
     """
     if dbapi_connection.closed:
         raise DisconnectionError("the connection is closed")
-    readable, _, _ = select.select([dbapi_connection.fileno()], [], [], 0)
-    if readable:
+    probe = select.poll()
+    probe.register(dbapi_connection.fileno(), select.POLLIN)
+    if probe.poll(0):  # readable, hung up or in error: not a connection to use
         raise DisconnectionError("the server closed the connection while it was pooled")
 
 
