@@ -261,7 +261,10 @@ def accept_under_load(spec: dict[str, object], meters: dict[str, Meter]) -> Meas
     busy: list[threading.Thread] = []
     if spec["mode"] == "inline":
         # The monolith: each slow request holds a server thread until its run is done.
-        busy = [threading.Thread(target=keep_one_in_flight, args=(n,)) for n in range(slow)]
+        # Daemon threads: once measured, the process may exit with slow requests in flight.
+        busy = [
+            threading.Thread(target=keep_one_in_flight, args=(n,), daemon=True) for n in range(slow)
+        ]
         for thread in busy:
             thread.start()
     else:
@@ -280,8 +283,6 @@ def accept_under_load(spec: dict[str, object], meters: dict[str, Meter]) -> Meas
         probes = http_clients({**spec, "message": "probe"}, int(str(spec["probes"])))
         measured = closed_loop(str(spec["part"]), probes, warmup, seconds, meters)
     stop.set()
-    for thread in busy:
-        thread.join()
     return measured
 
 

@@ -121,7 +121,7 @@ def http_part(
     if wrk is None:
         return _load({**base, **_at(server), "kind": "http", "part": part})
     session_id, levels = str(base["session_id"]), _levels(base)
-    if part == "c":
+    if part == "c" and not settings.quick:
         run_wrk(wrk, part, port, session_id, max(levels), 1)  # warm-up: connection pools
     meters = {**_postgres(str(base["database_url"])), "server": pids_meter(server.worker_pids)}
     load = partial(run_wrk, wrk, part, port, session_id)
@@ -175,7 +175,7 @@ def _http_parts(
     say("(c) POST /chat through gunicorn, then at a fixed rate (open loop)")
     with gateway as server:
         report.http = http_part(settings, base, "c", server)
-        if report.http[0].tool == "wrk":
+        if report.http[0].tool == "wrk" and not settings.quick:
             check = _load({**base, **_at(server), "kind": "http", "part": "c", "clients": [top]})
             report.cross_check += check
         rate = settings.open_rate or max(50.0, round(max(m.throughput for m in report.http) / 2))

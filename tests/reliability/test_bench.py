@@ -276,7 +276,6 @@ def test_a_quick_run_reports_every_part_with_its_tool_and_the_ratios(
         assert [m.clients for m in part] == [1, 16]
         assert all(m.operations > 0 and m.errors == 0 for m in part)
     assert [m.loop for m in report.open_http] == ["open"]
-    assert {m.tool for m in report.cross_check} == {"python"}
     assert [(m.part, m.loop) for m in report.accept] == [("d-split", "open"), ("d-inline", "open")]
     assert {(c.operation, c.target_rows) for c in report.memory} == {
         (operation, rows)
