@@ -8,5 +8,6 @@ COPY . .
 # Editable, as on a learner's machine: alembic.ini and migrations/ stay next to the trees.
 RUN pip install --no-cache-dir -e .
 
-EXPOSE 3000 5000
+# 3001: gunicorn (deploy/gunicorn.conf.py, behind nginx); 5000: the dashboard.
+EXPOSE 3001 5000
 CMD ["python", "-m", "solution"]

@@ -4,8 +4,9 @@ Three promises keep the lab honest, and each broken one is reported with the
 file and line to look at:
 
 1. Outside the regions the two trees are identical, file for file.
-2. Every TODO(check N) region of the starter has its SOLUTION(check N)
-   counterpart at the same place in the solution, and the reverse.
+2. Every TODO(check N) region of the starter has its counterpart, the
+   SOLUTION marker for the same check, at the same place in the solution,
+   and the reverse.
 3. The starter fails exactly the checks its regions serve; the solution
    passes all six.
 """
@@ -102,7 +103,8 @@ def describe(starter_only: list[str], solution_only: list[str], starter_at: str)
     if markers:
         return (
             f"the marked regions do not pair up with {starter_at} ({markers[0]} has no "
-            "counterpart): every TODO(check N) needs a SOLUTION(check N) at the same place"
+            "counterpart): every TODO(check N) needs the SOLUTION marker of check N "
+            "at the same place"
         )
     return (
         f"differs from {starter_at} outside the marked regions: solution has "

@@ -1,13 +1,14 @@
-"""Extra checks: races and conflicts. Shown after the six, never counted in them."""
+"""Extra checks: races and conflicts. Shown after the six, never counted in them.
+
+Driven like the six: requests to the tree's host, inputs from the run's seed.
+"""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from .checks import CheckContext, CheckFailed, expect
+from .harness import CheckContext, CheckFailed, expect, record
 from .hints import Hint
 
 THREADS = 16
@@ -25,78 +26,66 @@ class ExtraCheck:
 
 def concurrent_duplicates(ctx: CheckContext) -> None:
     """16 threads post the same message at once: one run, one runId for all."""
-    session_id = ctx.new_session()
-    body = {"sessionId": session_id, "message": "double click", "clientMessageId": "burst-1"}
-    start = threading.Barrier(THREADS)
-
-    def post(_: int) -> str | None:
-        start.wait()
-        answer = ctx.client.post("/chat", body)
-        return (answer.get_json(silent=True) or {}).get("runId")
-
-    with ThreadPoolExecutor(THREADS) as pool:
-        run_ids = set(pool.map(post, range(THREADS)))
+    session_id, client_id, text = ctx.new_session(), ctx.token("burst"), ctx.text()
+    body = {"sessionId": session_id, "message": text, "clientMessageId": client_id}
+    answers = ctx.burst(THREADS, "http", method="POST", path="/chat", body=body)
+    run_ids = {record(record(a.get("value")).get("json")).get("runId") for a in answers}
     expect(
-        len(run_ids) == 1 and None not in run_ids,
+        len(answers) == THREADS and len(run_ids) == 1 and None not in run_ids,
         f"one runId across {THREADS} requests",
         f"{len(run_ids)} different answers",
         ctx.schema_or("infra/memory.py", 3),
     )
-    key = ctx.tree.module("shared.keys").idempotency_key_for(session_id, "burst-1", "double click")
-    rows = ctx.raw.count_runs_with_key(key)
+    rows = ctx.rows_with_key(ctx.key(session_id, client_id, text))
     expect(rows == 1, "one row in runs", f"{rows} rows", ctx.schema_or("infra/memory.py", 3))
 
 
 def concurrent_claims(ctx: CheckContext) -> None:
     """Two workers claim the same pending run at once: exactly one wins."""
-    pending, running = ctx.status("PENDING"), ctx.status("RUNNING")
-    run = ctx.new_run("claim me")
-    conflict = ctx.error("TransitionConflictError")
-    start = threading.Barrier(2)
-
-    def claim(_: int) -> bool:
-        start.wait()
-        with ctx.trace.acting_as("worker"):
-            try:
-                ctx.store.transition(run.id, pending, running)
-            except conflict:
-                return False
-        return True
-
-    with ThreadPoolExecutor(2) as pool:
-        wins = sum(pool.map(claim, range(2)))
-    expect(wins == 1, "exactly one of two claims to win", f"{wins} claims won")
+    run = ctx.new_run()
+    answers = ctx.burst(
+        2, "store", method="transition", args=[run["id"], "pending", "running"], actor="worker"
+    )
+    wins = sum(1 for a in answers if a.get("ok"))
+    losers = {record(a.get("error")).get("type") for a in answers if not a.get("ok")}
+    expect(
+        wins == 1 and losers <= {"TransitionConflictError"},
+        "exactly one of two claims to win, the other refused with TransitionConflictError",
+        f"{wins} claims won" + (f", refused with {', '.join(map(str, losers))}" if losers else ""),
+    )
 
 
 def reused_client_message_id(ctx: CheckContext) -> None:
     """The same clientMessageId with a different message is a client bug: 409."""
-    session_id = ctx.new_session()
-    first = ctx.client.post(
-        "/chat", {"sessionId": session_id, "message": "one", "clientMessageId": "reused"}
+    session_id, client_id = ctx.new_session(), ctx.token("reused")
+    one, two = ctx.text(), ctx.text()
+    first = ctx.post(
+        "/chat", {"sessionId": session_id, "message": one, "clientMessageId": client_id}
     )
-    second = ctx.client.post(
-        "/chat", {"sessionId": session_id, "message": "two", "clientMessageId": "reused"}
+    second = ctx.post(
+        "/chat", {"sessionId": session_id, "message": two, "clientMessageId": client_id}
     )
-    if first.status_code != 202:
-        raise CheckFailed("202 for the first message", str(first.status_code))
+    if first.status != 202:
+        raise CheckFailed("202 for the first message", first.shown())
     expect(
-        second.status_code == 409,
+        second.status == 409,
         "409 for a reused clientMessageId with another message",
-        f"{second.status_code} {second.get_data(as_text=True).strip()}",
-        key_or_store_hint(ctx, session_id, "reused", "one"),
+        second.shown(),
+        key_or_store_hint(ctx, session_id, client_id, one),
     )
 
 
 def retry_without_client_id(ctx: CheckContext) -> None:
     """Without a clientMessageId, the same text twice within the time bucket is one run."""
     session_id = ctx.new_session()
-    body = {"sessionId": session_id, "message": "no id this time"}
-    keys = ctx.tree.module("shared.keys")
+    body = {"sessionId": session_id, "message": ctx.text()}
     for _attempt in range(2):  # a second try only if a bucket boundary fell in between
-        before = keys.idempotency_key_for(session_id, None, body["message"])
-        first = (ctx.client.post("/chat", body).get_json(silent=True) or {}).get("runId")
-        second = (ctx.client.post("/chat", body).get_json(silent=True) or {}).get("runId")
-        if keys.idempotency_key_for(session_id, None, body["message"]) == before:
+        before = ctx.key(session_id, None, body["message"])
+        first, second = (
+            ctx.post("/chat", body).field("runId"),
+            ctx.post("/chat", body).field("runId"),
+        )
+        if ctx.key(session_id, None, body["message"]) == before:
             break
     expect(
         first is not None and first == second,
@@ -110,9 +99,8 @@ def key_or_store_hint(
     ctx: CheckContext, session_id: str, client_message_id: str | None, message: str
 ) -> Hint:
     """Point at the key when it is not stable, else at the unique check that must use it."""
-    keys = ctx.tree.module("shared.keys")
-    stable = keys.idempotency_key_for(session_id, client_message_id, message) == (
-        keys.idempotency_key_for(session_id, client_message_id, message)
+    stable = ctx.key(session_id, client_message_id, message) == ctx.key(
+        session_id, client_message_id, message
     )
     return ctx.hint("shared/keys.py", 3) if not stable else ctx.schema_or("infra/memory.py", 3)
 

@@ -1,18 +1,45 @@
 """What every self-check runs in: its context, the registry, and the failure it raises.
 
-A check gets a CheckContext: the tree under test, a traced store and a traced
-gateway client, and helpers that point failures at the learner's TODO.
+A check runs in the lab kit's process and never touches the tree's objects:
+it gets a CheckContext whose methods send requests to the tree host (host.py)
+and return plain data. The verdict rests on those answers, and on Postgres
+on what the driver's own connection reads from the tables. Inputs come from
+the run's seed, so no tree can know them in advance.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .hints import Hint, hint_for
-from .trace import Trace, TracingClient, TracingStore
+from .trace import clean
 from .trees import Tree
+
+WORDS = (
+    "flight",
+    "hotel",
+    "invoice",
+    "refund",
+    "weather",
+    "recipe",
+    "poem",
+    "summary",
+    "train",
+    "museum",
+    "ticket",
+    "garden",
+    "river",
+    "lamp",
+    "orbit",
+    "violin",
+    "harbor",
+    "meadow",
+    "copper",
+    "lantern",
+)
 
 
 class CheckFailed(Exception):
@@ -25,50 +52,155 @@ class CheckFailed(Exception):
         super().__init__(f"expected {expected}; got {got}")
 
 
+class Refused(Exception):
+    """The tree raised an error while answering: its class name, message and where."""
+
+    def __init__(self, error: object) -> None:
+        fields = error if isinstance(error, dict) else {}
+        self.type = clean(fields.get("type", "Error"), 80)
+        self.message = clean(fields.get("message", ""), 300)
+        self.where = clean(fields.get("where", ""), 200)
+        super().__init__(f"{self.type}: {self.message}")
+
+    def describe(self) -> str:
+        """Type, message, and the tree's file:line when the host could tell."""
+        return f"{self.type}: {self.message}" + (f" (at {self.where})" if self.where else "")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A gateway's answer to one HTTP request, as the host reported it."""
+
+    status: int
+    text: str
+    json: Any
+    replayed: bool
+
+    def field(self, name: str) -> Any:
+        """A field of the JSON body, or None."""
+        return self.json.get(name) if isinstance(self.json, dict) else None
+
+    def shown(self) -> str:
+        """Status and body, for a failure message."""
+        return clean(f"{self.status} {self.text.strip()}", 200)
+
+
 @dataclass
 class CheckContext:
-    """What a check works with: the tree, a traced store and a traced gateway client.
-
-    `raw` is the same store untraced: the check inspects the tables through it,
-    so the trace shows only what the lesson's actors did.
-    """
+    """What a check works with: requests to the tree's host, fresh inputs, and hints."""
 
     tree: Tree
     store_kind: str  # "memory" or "postgres"
-    store: Any
-    raw: Any
-    client: TracingClient
-    trace: Trace
+    host: Any  # driver.HostSession
+    rng: random.Random
+    db: Any = None  # driver.Database on Postgres: the driver's own connection
+    statuses: tuple[str, ...] = ()
 
-    def error(self, name: str) -> type[Exception]:
-        """Return the tree's error class with this name."""
-        cls: type[Exception] = getattr(self.tree.module("shared.errors"), name)
-        return cls
+    # --- fresh inputs -------------------------------------------------------------
+    def token(self, prefix: str) -> str:
+        """A value no tree can guess: prefix and 8 random hex digits."""
+        return f"{prefix}-{self.rng.getrandbits(32):08x}"
 
-    def status(self, name: str) -> Any:
-        """Return RunStatus.<name> from the tree."""
-        return getattr(self.tree.module("shared.states").RunStatus, name)
+    def text(self) -> str:
+        """A short random message."""
+        return " ".join(self.rng.sample(WORDS, 3)) + f" {self.rng.randrange(1000)}"
+
+    # --- the tree's surface ---------------------------------------------------------
+    def post(self, path: str, body: object) -> Answer:
+        """POST path through the tree's gateway."""
+        return self.request("POST", path, body)
+
+    def request(self, method: str, path: str, body: object = None) -> Answer:
+        """Send one HTTP request through the tree's gateway and return its answer."""
+        value = self.host.call("http", method=method, path=path, body=body)
+        return _answer(value)
+
+    def store(self, method: str, *args: Any, actor: str = "gateway", traced: bool = True) -> Any:
+        """Call one of the store's methods in the host; Refused if the tree raised."""
+        return self.host.call("store", method=method, args=list(args), actor=actor, traced=traced)
+
+    def key(
+        self, session_id: str, client_message_id: str | None, message: str, now: float | None = None
+    ) -> str:
+        """idempotency_key_for(...) as the tree computes it."""
+        value = self.host.call(
+            "key",
+            session_id=session_id,
+            client_message_id=client_message_id,
+            message=message,
+            now=now,
+        )
+        return str(value)
+
+    def batch(self, calls: list[dict[str, Any]]) -> list[Any]:
+        """Several requests in one round trip, in order: each answer's value, or a Refused."""
+        answers = self.host.call("batch", calls=calls)
+        found = answers if isinstance(answers, list) else []
+        replies: list[Any] = []
+        for index in range(len(calls)):
+            answer = record(found[index]) if index < len(found) else {}
+            ok = answer.get("ok") is True
+            replies.append(answer.get("value") if ok else Refused(answer.get("error")))
+        return replies
+
+    def burst(self, n: int, op: str, *, pause: float = 1e-4, **call: Any) -> list[dict[str, Any]]:
+        """The same request on n threads at once, switching threads between the tree's lines."""
+        answers = self.host.call("burst", n=n, call={"op": op, **call}, pause=pause)
+        return [a for a in answers if isinstance(a, dict)] if isinstance(answers, list) else []
 
     def new_session(self) -> str:
         """Open a session through the gateway and return its id."""
-        answer = self.client.post("/sessions", {"userId": "learner-1", "title": "self-check"})
+        answer = self.post("/sessions", {"userId": self.token("user"), "title": self.text()})
+        session_id = answer.field("sessionId")
         expect(
-            answer.status_code == 201,
+            answer.status == 201 and isinstance(session_id, str),
             "POST /sessions -> 201 {sessionId}",
-            f"{answer.status_code} {answer.get_data(as_text=True).strip()}",
+            answer.shown(),
         )
-        return str(answer.get_json()["sessionId"])
+        return str(session_id)
 
-    def new_run(self, message: str) -> Any:
-        """Send a message through the gateway and return the run it created."""
-        answer = self.client.post("/chat", {"sessionId": self.new_session(), "message": message})
+    def new_run(self, session_id: str | None = None) -> dict[str, Any]:
+        """Send a new message through the gateway and return the run it created."""
+        body = {"sessionId": session_id or self.new_session(), "message": self.text()}
+        answer = self.post("/chat", body)
+        run_id = answer.field("runId")
         expect(
-            answer.status_code == 202,
+            answer.status == 202 and isinstance(run_id, str),
             "POST /chat -> 202 {runId, status}",
-            f"{answer.status_code} {answer.get_data(as_text=True).strip()}",
+            answer.shown(),
         )
-        return self.raw.get_run(answer.get_json()["runId"])
+        return record(self.store("get_run", run_id, traced=False))
 
+    # --- what the tables hold ---------------------------------------------------------
+    def rows_with_key(self, key: str) -> int:
+        """Rows in runs holding key: counted by the driver on Postgres."""
+        if self.db is not None:
+            return int(self.db.count("runs", idempotency_key=key))
+        return int(self.store("count_runs_with_key", key, traced=False))
+
+    def statuses_of(self, run_ids: list[str]) -> list[str]:
+        """Each run's status as stored, in one round trip: read by the driver on Postgres."""
+        if self.db is not None:
+            found = self.db.statuses(run_ids)
+            return [found.get(run_id, "missing") for run_id in run_ids]
+        replies = self.batch([store_call("get_run", run_id) for run_id in run_ids])
+        return [str(record(reply).get("status", "missing")) for reply in replies]
+
+    def status_of(self, run_id: str) -> str:
+        """The run's status as stored: read by the driver on Postgres."""
+        if self.db is not None:
+            return str(self.db.status(run_id))
+        return str(record(self.store("get_run", run_id, traced=False)).get("status"))
+
+    def messages_at(self, run_id: str, seq: int) -> list[str]:
+        """The contents stored for the run at seq: read by the driver on Postgres."""
+        if self.db is not None:
+            return list(self.db.contents(run_id, seq))
+        found = self.store("messages_for_run", run_id, traced=False)
+        rows = [record(m) for m in found] if isinstance(found, list) else []
+        return [str(m.get("content")) for m in rows if m.get("seq") == seq]
+
+    # --- where to look --------------------------------------------------------------
     def hint(self, relative: str, check: int) -> Hint:
         """Point at the TODO(check N) in one of the tree's files."""
         return hint_for(self.tree, relative, check)
@@ -78,6 +210,29 @@ class CheckContext:
         if self.store_kind == "postgres":
             return self.hint("shared/schema.py", check)
         return self.hint(relative, check)
+
+
+def store_call(
+    method: str, *args: Any, actor: str = "gateway", traced: bool = False
+) -> dict[str, Any]:
+    """One store request, for CheckContext.batch."""
+    return {"op": "store", "method": method, "args": list(args), "actor": actor, "traced": traced}
+
+
+def _answer(value: Any) -> Answer:
+    fields = value if isinstance(value, dict) else {}
+    status = fields.get("status")
+    return Answer(
+        status=status if isinstance(status, int) else 0,
+        text=str(fields.get("text", "")),
+        json=fields.get("json"),
+        replayed=fields.get("replayed") is True,
+    )
+
+
+def record(value: Any) -> dict[str, Any]:
+    """A record as the host sent it (a dict), or an empty one if it sent something else."""
+    return value if isinstance(value, dict) else {}
 
 
 @dataclass(frozen=True)
@@ -109,11 +264,3 @@ def expect(condition: bool, expected: str, got: str, hint: Hint | None = None) -
     """Raise CheckFailed unless condition holds."""
     if not condition:
         raise CheckFailed(expected, got, hint)
-
-
-def make_context(tree: Tree, store_kind: str, raw_store: object) -> CheckContext:
-    """Wrap a store and a fresh gateway app in tracing for one check."""
-    trace = Trace()
-    store = TracingStore(raw_store, trace)
-    app = tree.module("gateway").create_app(store)
-    return CheckContext(tree, store_kind, store, raw_store, TracingClient(app, trace), trace)

@@ -1,9 +1,14 @@
-"""A throwaway Postgres cluster: its own data directory, port and lifetime.
+"""A throwaway Postgres cluster: its own data directory, socket and lifetime.
 
 The tests, `python -m labs race` and `python -m labs bench` never touch a
-learner's database unless given one: they start a cluster of their own on a
-free loopback port, make databases in it, and remove it all at the end.
-Postgres refuses to run as root, so as root the cluster runs as `postgres`.
+learner's database unless given one: they start a cluster of their own, make
+databases in it, and remove it all at the end.
+
+Such a cluster trusts whoever connects, so it must not be reachable by anyone
+else on the machine: it listens on no TCP port at all, only on a Unix socket
+inside a directory that only its owner may enter (mode 0700). Another local
+user cannot even reach the socket; root and the owner can. Postgres refuses
+to run as root, so as root the cluster runs as `postgres`.
 """
 
 from __future__ import annotations
@@ -46,8 +51,11 @@ class TempCluster:
         self.bindir = bindir
         # Tests trade durability for speed; the benchmark keeps Postgres's real commit cost.
         self.durable = durable
+        # No TCP port is opened; the number only names the socket file (.s.PGSQL.<port>).
         self.port = free_port()
         self.root = Path(tempfile.mkdtemp(prefix="koda-pg-"))
+        self.root.chmod(0o700)  # mkdtemp's default, said out loud: the socket lives here
+        self.socket_dir = self.root
         self.datadir = self.root / "data"
         self.logfile = self.root / "server.log"
         self._as_postgres = os.geteuid() == 0
@@ -59,7 +67,9 @@ class TempCluster:
             str(self.datadir),
             "-U",
             "postgres",
-            "--auth=trust",
+            # Trust is safe only behind the private directory; TCP is refused outright.
+            "--auth-local=trust",
+            "--auth-host=reject",
             "--no-sync",
             "-E",
             "UTF8",
@@ -75,7 +85,8 @@ class TempCluster:
     def start(self) -> None:
         """Start the server and wait until it accepts connections."""
         options = (
-            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root} -c max_connections=200"
+            f"-p {self.port} -c listen_addresses='' -k {self.socket_dir} "
+            "-c unix_socket_permissions=0700 -c max_connections=200"
         )
         if not self.durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
@@ -111,8 +122,12 @@ class TempCluster:
                 time.sleep(0.1)
 
     def url(self, database: str = "postgres") -> str:
-        """A SQLAlchemy/psycopg2 URL for one database of this cluster."""
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+        """A URL for one database of this cluster, through its socket.
+
+        The socket directory and port ride in the query (`?host=/dir&port=N`),
+        a form SQLAlchemy, psycopg2, psql and pgbench all accept.
+        """
+        return f"postgresql://postgres@/{database}?host={self.socket_dir}&port={self.port}"
 
     def create_database(self, name: str) -> str:
         """Create an empty database and return its URL."""

@@ -2,8 +2,8 @@
 
 The markers are the one source of truth for "which check does this code
 serve": the starter opens a region with `# TODO(check N): instruction`, the
-solution with `# SOLUTION(check N): instruction`, and both close it with
-`# END(check N)` at the same indentation. The diff, the drift guard, the
+solution with the same marker tagged `SOLUTION` instead of `TODO`, and both
+close it with `# END(check N)` at the same indentation. The diff, the drift guard, the
 grading tests and the hints all read the trees through this module.
 """
 

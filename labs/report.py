@@ -18,27 +18,58 @@ def _marks(stream: TextIO) -> tuple[str, str]:
     return ("✓ PASS", "✗ FAIL") if "utf" in encoding else ("PASS", "FAIL")
 
 
-def print_report(report: Report, *, trace: bool = False, stream: TextIO = sys.stdout) -> None:
-    """One line per check, the failure details under it, then 'N passed, N failed'."""
-    ok, bad = _marks(stream)
-    print(f"mini-koda day 8 self-checks: tree {report.tree}, store {report.store}", file=stream)
-    if report.error:
-        print(f"  the checks could not run: {report.error}", file=stream)
-    shown_extra_heading = False
-    for result in report.results:
-        if result.extra and not shown_extra_heading:
-            print("extra checks (not counted in the six):", file=stream)
-            shown_extra_heading = True
+class LivePrinter:
+    """Prints a run as it happens: the header, each check's row as it finishes, the totals.
+
+    The last line is always exactly 'N passed, N failed'.
+    """
+
+    def __init__(self, stream: TextIO | None = None, *, trace: bool = False) -> None:
+        self.stream = stream or sys.stdout
+        self.trace = trace
+        self._shown_extra_heading = False
+
+    def _print(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
+
+    def header(self, tree: str, store: str, seed: int) -> None:
+        """The first line: what is checked, on which store, with which seed."""
+        self._print(f"mini-koda day 8 self-checks: tree {tree}, store {store}, seed {seed}")
+
+    def result(self, result: CheckResult) -> None:
+        """One check's row, with the failure's details and its trace if asked."""
+        ok, bad = _marks(self.stream)
+        if result.extra and not self._shown_extra_heading:
+            self._print("extra checks (not counted in the six):")
+            self._shown_extra_heading = True
         label = result.key if not result.extra else "+"
         mark = ok if result.passed else bad
-        print(f"  {label} {mark}  {result.title}  ({result.duration_ms:.0f} ms)", file=stream)
+        self._print(f"  {label} {mark}  {result.title}  ({result.duration_ms:.0f} ms)")
         for line in result.message.splitlines():
-            print(f"        {line}", file=stream)
-        if trace and result.events:
-            print("        trace:", file=stream)
+            self._print(f"        {line}")
+        if self.trace and result.events:
+            self._print("        trace:")
             for line in _trace_lines(result):
-                print(f"          {line}", file=stream)
-    print(f"{report.passed} passed, {report.failed} failed", file=stream)
+                self._print(f"          {line}")
+
+    def footer(self, report: Report) -> None:
+        """Why the checks could not run, if so, then 'N passed, N failed'."""
+        if report.error:
+            self._print(f"  the checks could not run: {report.error}")
+        if report.seed and any(not r.passed for r in report.results):
+            self._print(
+                f"  (repeat this run's inputs with --seed {report.seed}, or LAB_SEED={report.seed})"
+            )
+        self._print(f"{report.passed} passed, {report.failed} failed")
+
+
+def print_report(report: Report, *, trace: bool = False, stream: TextIO | None = None) -> None:
+    """One line per check, the failure details under it, then 'N passed, N failed'."""
+    printer = LivePrinter(stream, trace=trace)
+    printer.header(report.tree, report.store, report.seed)
+    for result in report.results:
+        printer.result(result)
+    printer.footer(report)
 
 
 def _trace_lines(result: CheckResult) -> list[str]:
@@ -119,6 +150,7 @@ class ReportLines:
                 "passed": report.passed,
                 "failed": report.failed,
                 "ok": report.ok,
+                "seed": report.seed,
             }
         )
 

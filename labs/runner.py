@@ -1,21 +1,22 @@
-"""Running the checks against a tree and a store, and reporting the results."""
+"""Running the checks against a tree and a store, and the shape of their results."""
 
 from __future__ import annotations
 
-import inspect
 import os
-import time
-import traceback
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from .checks import CHECKS, Check, CheckFailed, make_context
+from .checks import CHECKS, Check
+from .driver import CHECK_TIMEOUT, Driver, TreeDoesNotImport
 from .extra_checks import EXTRA_CHECKS, ExtraCheck
-from .hints import Hint, hint_for
-from .tidy import RunRecorder
-from .trace import Event
-from .trees import Tree, TreeLoadError, load_tree
+from .harness import Refused
+from .hints import Hint
+from .launch import HostError, Launcher
+from .trace import Event, clean
+from .trees import Tree, TreeLoadError, find_tree
 
 
 @dataclass
@@ -55,6 +56,7 @@ class Report:
     store: str
     results: list[CheckResult]
     error: str = ""  # set when the checks could not run at all
+    seed: int = 0  # the seed the run's inputs were drawn from (--seed N repeats them)
 
     @property
     def six(self) -> list[CheckResult]:
@@ -101,109 +103,94 @@ def unknown_check_keys(only: set[str], extra: bool) -> str:
     return f"{', '.join(needs_extra)} is an extra check: add --extra to run it"
 
 
-def open_store(tree: Tree, store_kind: str, database_url: str | None) -> Any:
-    """Make a store of the tree's own kind: memory, or postgres at database_url."""
-    infra = tree.module("infra")
-    if store_kind == "memory":
-        return infra.MemoryStore()
-    if not database_url:
-        raise TreeLoadError("--store postgres needs DATABASE_URL (or --database-url)")
-    return infra.make_store(
-        {"DATABASE_URL": database_url, "DB_SCHEMA": os.environ.get("DB_SCHEMA", tree.package)}
-    )
-
-
-def run_one(tree: Tree, store_kind: str, store: Any, check: Check | ExtraCheck) -> CheckResult:
-    """Run one check in a fresh tracing context and time it."""
-    number = check.number if isinstance(check, Check) else None
-    key = check.key if isinstance(check, ExtraCheck) else str(check.number)
-    result = CheckResult(
-        key,
-        number,
-        check.title,
-        passed=False,
-        duration_ms=0.0,
-        test_code=inspect.getsource(check.run),
-    )
-    started = time.perf_counter()
-    ctx = None
-    try:
-        ctx = make_context(tree, store_kind, store)
-        check.run(ctx)
-        result.passed = True
-    except CheckFailed as failure:
-        result.expected, result.got, result.hint = failure.expected, failure.got, failure.hint
-    except Exception as error:  # a learner's code may fail in any way: report, don't crash
-        result.expected = "the check to run to the end"
-        result.got = f"{type(error).__name__}: {error}"
-        result.hint = _hint_from_traceback(tree, error) or hint_for(
-            tree, check.default_hint, number or 3
-        )
-    result.duration_ms = (time.perf_counter() - started) * 1000
-    if ctx is not None:
-        result.events = list(ctx.trace.events)
-    return result
-
-
-def _hint_from_traceback(tree: Tree, error: BaseException) -> Hint | None:
-    """Point at the deepest frame inside the tree, where the learner's code failed."""
-    root = str(tree.root)
-    for frame in reversed(traceback.extract_tb(error.__traceback__)):
-        if frame.filename.startswith(root):
-            relative = os.path.relpath(frame.filename, root)
-            return Hint(tree.display_path(relative), frame.lineno or 1, "")
-    return None
+def draw_seed() -> int:
+    """A seed for one run: LAB_SEED if set, else a fresh random one."""
+    chosen = os.environ.get("LAB_SEED", "").strip()
+    if chosen.isdigit():
+        return int(chosen)
+    return secrets.randbelow(1_000_000)
 
 
 def run_checks(
-    tree: Tree,
+    tree: Tree | str | Path,
     store_kind: str = "memory",
     *,
     extra: bool = False,
     database_url: str | None = None,
     only: set[str] | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
+    launcher: Launcher | None = None,
+    seed: int | None = None,
+    check_timeout: float = CHECK_TIMEOUT,
+    schema: str | None = None,
 ) -> Report:
     """Run the six checks (and the extra ones if asked) against a tree and a store.
 
+    The tree is never imported here: a host process imports it (driver.py).
     Memory checks get a fresh store each; Postgres checks share one store and
     keep apart by creating their own sessions. on_result hears each result as
-    soon as it exists, so a reader learns which check hung if the run never ends.
-    A set of keys in `only` that names no check gives a report saying so.
+    soon as it exists, so a reader sees every check that finished. A set of
+    keys in `only` that names no check gives a report saying so.
     """
+    seed = draw_seed() if seed is None else seed
+    name = tree.name if isinstance(tree, Tree) else str(tree)
     unknown = unknown_check_keys(only, extra) if only else ""
     if unknown:
-        return Report(tree.name, store_kind, [], error=unknown)
+        return Report(name, store_kind, [], error=unknown, seed=seed)
     try:
-        shared_store = None
-        if store_kind != "memory":
-            shared_store = open_store(tree, store_kind, database_url)
-            shared_store.ping()
-    except Exception as error:
-        return Report(tree.name, store_kind, [], error=str(error) or type(error).__name__)
-    checks: list[Check | ExtraCheck] = list(CHECKS) + (list(EXTRA_CHECKS) if extra else [])
-    results = []
-    for check in checks:
-        key = check.key if isinstance(check, ExtraCheck) else str(check.number)
-        if only and key not in only:
-            continue
-        if shared_store is None:
-            results.append(run_one(tree, store_kind, open_store(tree, store_kind, None), check))
-        else:
-            recorder = RunRecorder(shared_store)  # see tidy.py: repeatable on one database
-            results.append(run_one(tree, store_kind, recorder, check))
-            recorder.cancel_left_pending(tree)
-        if on_result is not None:
-            on_result(results[-1])
-    if shared_store is not None and hasattr(shared_store, "close"):
-        shared_store.close()
-    return Report(tree.name, store_kind, results)
-
-
-def load_report(tree_spec: str, store_kind: str = "memory", **options: Any) -> Report:
-    """Import a tree by name or path and run the checks; an import failure fails all six."""
-    try:
-        tree = load_tree(tree_spec)
+        found = tree if isinstance(tree, Tree) else find_tree(str(tree))
     except TreeLoadError as error:
-        return Report(tree_spec, store_kind, [], error=f"the tree does not import: {error}")
-    return run_checks(tree, store_kind, **options)
+        return Report(name, store_kind, [], error=f"the tree does not import: {error}", seed=seed)
+    try:
+        driver = Driver(
+            found,
+            store_kind,
+            launcher=launcher,
+            database_url=database_url,
+            schema=schema,
+            seed=seed,
+            check_timeout=check_timeout,
+        )
+    except Exception as error:  # the driver's own database connection
+        return Report(found.name, store_kind, [], error=clean(error, 400), seed=seed)
+    try:
+        try:
+            driver.check_store()
+        except TreeDoesNotImport as error:
+            text = clean(error, 600)
+            return Report(
+                found.name, store_kind, [], error=f"the tree does not import: {text}", seed=seed
+            )
+        except (Refused, HostError) as error:
+            return Report(found.name, store_kind, [], error=clean(error, 600), seed=seed)
+        checks: list[Check | ExtraCheck] = list(CHECKS) + (list(EXTRA_CHECKS) if extra else [])
+        results = []
+        for check in checks:
+            key = check.key if isinstance(check, ExtraCheck) else str(check.number)
+            if only and key not in only:
+                continue
+            number = check.number if isinstance(check, Check) else None
+            outcome = driver.run(check.run, number or 3, check.default_hint)
+            result = CheckResult(
+                key,
+                number,
+                check.title,
+                outcome.passed,
+                outcome.duration_ms,
+                outcome.expected,
+                outcome.got,
+                outcome.hint,
+                outcome.events,
+                outcome.test_code,
+            )
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
+    finally:
+        driver.close()
+    return Report(found.name, store_kind, results, seed=seed)
+
+
+def load_report(tree_spec: str | Path, store_kind: str = "memory", **options: Any) -> Report:
+    """Run the checks on a tree given by name or path; a tree that does not import fails all six."""
+    return run_checks(tree_spec, store_kind, **options)

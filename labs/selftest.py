@@ -1,16 +1,20 @@
-"""SELFTEST=1 python -m <tree>: the six checks for that tree, on the store the environment picks."""
+"""SELFTEST=1 python -m <tree>: the six checks for that tree, on the store the environment picks.
+
+The same driver as `python -m labs check`: the tree runs in a host process,
+the verdicts are decided here. LAB_SEED=N repeats a run's inputs.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
-from .report import print_report
-from .runner import run_checks
-from .trees import tree_from_package
+from .launch import ForkLauncher, Launcher, default_launcher, host_spec
+from .trees import TreeLoadError, find_tree
 
 
-def selftest(package: str) -> int:
+def selftest(root: Path) -> int:
     """Run the six checks on MOCK=1 (memory) or DATABASE_URL (postgres); 0 when all pass."""
     if os.environ.get("MOCK") == "1":
         store_kind, url = "memory", None
@@ -23,9 +27,31 @@ def selftest(package: str) -> int:
             file=sys.stderr,
         )
         return 2
-    report = run_checks(tree_from_package(package), store_kind, database_url=url)
     try:
-        print_report(report, trace=os.environ.get("TRACE") == "1")
+        tree = find_tree(str(root))
+    except TreeLoadError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    launcher: Launcher = default_launcher()
+    if isinstance(launcher, ForkLauncher):  # the host imports the tree while we import the checks
+        launcher.prestart(host_spec(tree.root, tree.package, store_kind, url, None))
+    from .report import LivePrinter
+    from .runner import draw_seed, run_checks
+
+    seed = draw_seed()
+    printer = LivePrinter(trace=os.environ.get("TRACE") == "1")
+    try:
+        printer.header(tree.name, store_kind, seed)
+        report = run_checks(
+            tree,
+            store_kind,
+            database_url=url,
+            seed=seed,
+            on_result=printer.result,
+            launcher=launcher,
+        )
+        printer.footer(report)
     except BrokenPipeError:  # piped into `head`: stop printing quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 0 if report.ok else 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -47,8 +48,14 @@ class Trace:
         default_factory=lambda: ContextVar("actor", default="client"), repr=False
     )
 
+    _muted: ContextVar[bool] = field(
+        default_factory=lambda: ContextVar("muted", default=False), repr=False
+    )
+
     def record(self, source: str, target: str, label: str, kind: str) -> None:
-        """Append one arrow."""
+        """Append one arrow, unless this thread's calls are muted."""
+        if self._muted.get():
+            return
         with self._lock:
             self.events.append(Event(source, target, label, kind))
 
@@ -56,6 +63,15 @@ class Trace:
     def actor(self) -> str:
         """The lane making calls right now (in this thread)."""
         return self._actor.get()
+
+    @contextlib.contextmanager
+    def muted(self, quiet: bool = True) -> Iterator[None]:
+        """Record nothing for the calls inside the block (a burst of identical requests)."""
+        token = self._muted.set(quiet)
+        try:
+            yield
+        finally:
+            self._muted.reset(token)
 
     @contextlib.contextmanager
     def acting_as(self, lane: str) -> Iterator[None]:
@@ -98,6 +114,11 @@ class TracingStore:
         self._store = store
         self._trace = trace
 
+    def retarget(self, store: Any, trace: Trace) -> None:
+        """Wrap another store, recording into another trace (a new check)."""
+        self._store = store
+        self._trace = trace
+
     def __getattr__(self, name: str) -> Any:
         method = getattr(self._store, name)
         if not callable(method) or name.startswith("_"):
@@ -108,6 +129,7 @@ class TracingStore:
         trace = self._trace
 
         def traced(*args: Any, **kwargs: Any) -> Any:
+            """The call, with an arrow to the store and one back."""
             caller = trace.actor
             shown = [short(a) for a in args] + [f"{k}={short(v)}" for k, v in kwargs.items()]
             trace.record(caller, "store", f"{name}({', '.join(shown)})", "call")
@@ -140,6 +162,10 @@ class TracingClient:
         self._app = app
         self._trace = trace
 
+    def retarget(self, trace: Trace) -> None:
+        """Record into another trace (a new check)."""
+        self._trace = trace
+
     def request(self, method: str, path: str, body: object = None, **kwargs: Any) -> Any:
         """Send one request and record it and its answer."""
         trace = self._trace
@@ -170,3 +196,30 @@ class TracingClient:
 
 def _clip(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# Control characters (ANSI escapes included) and the bidi overrides that can
+# make text read differently from what it is.
+_UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: object, limit: int = 500, *, one_line: bool = True) -> str:
+    """Untrusted text made safe to print: no control characters, clipped to limit."""
+    value = _UNSAFE.sub("?", str(text))
+    if one_line:
+        value = value.replace("\n", " ")
+    return _clip(value, limit)
+
+
+def events_from(untrusted: object, limit: int = 400) -> list[Event]:
+    """Trace events as a host reported them, kept only if well formed, labels cleaned."""
+    events: list[Event] = []
+    if not isinstance(untrusted, list):
+        return events
+    for item in untrusted[:limit]:
+        if not (isinstance(item, list) and len(item) == 4):
+            continue
+        source, target, label, kind = (str(part) for part in item)
+        if source in LANES and target in LANES and kind in KINDS:
+            events.append(Event(source, target, clean(label, 160), kind))
+    return events

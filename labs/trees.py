@@ -51,27 +51,48 @@ def tree_root(spec: str) -> Path:
     return Path(spec).resolve()
 
 
-def load_tree(spec: str) -> Tree:
-    """Import a tree by name or by path, or raise TreeLoadError saying why."""
-    root = tree_root(spec)
+def package_for(root: Path) -> str:
+    """The name a tree is imported under: starter or solution for the repository's own, else
+    a name made from its path, so two copies of the starter never share modules."""
+    for name in TREE_NAMES:
+        if root == REPO_ROOT / name:
+            return name
+    return "labtree_" + hashlib.sha1(str(root).encode()).hexdigest()[:10]
+
+
+def find_tree(spec: str | Path) -> Tree:
+    """Locate a tree by name or by path without importing any of it, or raise TreeLoadError."""
+    root = tree_root(str(spec))
     if not root.exists():
         raise TreeLoadError(f"{root} does not exist: give starter, solution, or a tree's path")
     if not root.is_dir():
         raise TreeLoadError(f"{root} is a file, not a lab tree's folder")
     if not (root / "__init__.py").is_file():
         raise TreeLoadError(f"{root} is not a lab tree: it has no __init__.py")
-    if spec in TREE_NAMES:
-        package = spec
-    else:
-        digest = hashlib.sha1(str(root).encode()).hexdigest()[:10]
-        package = f"labtree_{digest}"
-        _register_package(package, root)
+    package = package_for(root)
+    return Tree(name=package if package in TREE_NAMES else root.name, package=package, root=root)
+
+
+def import_tree(tree: Tree) -> None:
+    """Import the tree's package (by path) and its four subpackages, or raise TreeLoadError."""
+    if tree.package not in TREE_NAMES or tree.package not in sys.modules:
+        _register_package(tree.package, tree.root)
     try:
         for sub in SUBPACKAGES:
-            importlib.import_module(f"{package}.{sub}")
+            importlib.import_module(f"{tree.package}.{sub}")
     except Exception as error:  # a learner's tree may fail in any way
         raise TreeLoadError(f"{type(error).__name__}: {error}") from error
-    return Tree(name=spec if spec in TREE_NAMES else root.name, package=package, root=root)
+
+
+def load_tree(spec: str) -> Tree:
+    """Import a tree by name or by path, or raise TreeLoadError saying why.
+
+    For the dashboard's own views; the checks never import a tree in the lab
+    kit's process (see driver.py and host.py).
+    """
+    tree = find_tree(spec)
+    import_tree(tree)
+    return tree
 
 
 def tree_from_package(package: str) -> Tree:

@@ -5,10 +5,18 @@ does not (watchfiles missing, a network drive, inotify exhausted), the tree
 is polled for changed modification times instead. The checks run in a
 subprocess with a timeout, so a learner's endless loop shows as a failed
 check instead of freezing the watcher.
+
+Single keys steer it: h shows the next hint for the first failing check, r
+reruns the checks, q quits. The terminal is put in cbreak mode (keys arrive
+without Enter) only when stdin is a terminal; from a pipe, keys are read as
+they come.
 """
 
 from __future__ import annotations
 
+import contextlib
+import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +27,7 @@ from .checks import CHECKS
 from .grading.criteria import Outcome
 from .grading.isolate import check_outcomes
 from .regions import IGNORED_DIRS, source_files
+from .review.texts import message
 
 Snapshot = dict[str, tuple[float, int]]
 
@@ -94,6 +103,93 @@ def summary_lines(tree: str, outcomes: dict[int, Outcome]) -> list[str]:
     return lines
 
 
+def syntax_outcomes(root: Path) -> dict[int, Outcome] | None:
+    """Six failed outcomes naming the first file that does not parse, or None when all parse.
+
+    Compiling the tree here is quicker than starting the checks' process, and
+    names the file with its folder, the line and a caret under the fault.
+    """
+    for relative in source_files(root):
+        if not relative.endswith(".py"):
+            continue
+        try:
+            source = (root / relative).read_bytes()
+            compile(source, relative, "exec", dont_inherit=True)
+        except OSError:  # deleted while we looked: the next change event reruns
+            continue
+        except (SyntaxError, ValueError) as error:
+            if isinstance(error, SyntaxError):
+                kind, problem = type(error).__name__, error.msg
+                lines = [
+                    message(
+                        "watch",
+                        "does_not_parse",
+                        path=relative,
+                        kind=kind,
+                        problem=problem,
+                        line=error.lineno,
+                    )
+                ]
+                if error.text:
+                    lines.append(f"  {relative}:{error.lineno}:  {error.text.rstrip()}")
+                    if error.offset:
+                        indent = len(f"  {relative}:{error.lineno}:  ") + error.offset - 1
+                        lines.append(" " * indent + "^")
+            else:
+                lines = [message("watch", "does_not_decode", path=relative, problem=error)]
+            said = "\n".join(lines)
+            return {number: Outcome("fail", said) for number in range(1, 7)}
+    return None
+
+
+SHORT_FILE = re.compile(r"\(([\w.-]+\.py), line (\d+)\)")
+
+
+def with_folders(message: str, root: Path) -> str:
+    """Write "(keys.py, line 3)" as "(shared/keys.py, line 3)" when one file has that name."""
+    files = [f for f in source_files(root) if f.endswith(".py")]
+
+    def widen(match: re.Match[str]) -> str:
+        same = [f for f in files if Path(f).name == match[1]]
+        return f"({same[0]}, line {match[2]})" if len(same) == 1 else match[0]
+
+    return SHORT_FILE.sub(widen, message)
+
+
+@contextlib.contextmanager
+def single_keys(stream: TextIO) -> Iterator[None]:
+    """Let keys arrive one at a time without Enter, when stream is a terminal; restore after."""
+    try:
+        import termios
+        import tty
+
+        descriptor = stream.fileno()
+        if not stream.isatty():
+            raise OSError("not a terminal")
+        saved = termios.tcgetattr(descriptor)
+    except (ImportError, OSError, ValueError, AttributeError):  # a pipe, a file, Windows
+        yield
+        return
+    tty.setcbreak(descriptor)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
+
+
+def next_hint(root: Path, outcomes: dict[int, Outcome]) -> list[str]:
+    """The next tier of hints for the first failing check, or a word that none is needed."""
+    from .review.hints import hint_lines, tier_to_show
+
+    failing = [n for n in sorted(outcomes) if not outcomes[n].passed]
+    if not failing:
+        return [message("watch", "no_hint_needed")]
+    titles = {check.number: check.title for check in CHECKS}
+    number = failing[0]
+    tier = tier_to_show(root, number)
+    return hint_lines(root, number, tier, titles.get(number, ""), next_label="next_key")
+
+
 def watch_tree(
     root: Path,
     tree: str,
@@ -103,17 +199,69 @@ def watch_tree(
     poll: bool = False,
     timeout: float = 10.0,
     run: Callable[[Path], dict[int, Outcome]] | None = None,
+    keys: TextIO | None = None,
 ) -> str:
-    """Run the checks now and after every change until stop is set; return the watch mode."""
+    """Run the checks now, after every change and on r, until q or stop; return the watch mode.
+
+    A run whose result is the same as the last one printed says so in one
+    line instead of printing the same block again.
+    """
+    events: queue.Queue[tuple[str, object]] = queue.Queue()
+    last: dict[str, object] = {"outcomes": {}, "block": None}
+
+    def say(lines: list[str]) -> None:
+        print("\n".join(lines), file=out, flush=True)
 
     def check_now() -> None:
-        outcomes = (run or (lambda path: check_outcomes(path, timeout=timeout)))(root)
-        print("\n".join(summary_lines(tree, outcomes)), file=out, flush=True)
+        outcomes = syntax_outcomes(root)
+        if outcomes is None:
+            outcomes = (run or (lambda path: check_outcomes(path, timeout=timeout)))(root)
+            outcomes = {
+                n: Outcome(o.status, with_folders(o.message, root), o.output, o.test_code)
+                for n, o in outcomes.items()
+            }
+        lines = summary_lines(tree, outcomes)
+        block = (lines[0].partition("] ")[2], *lines[1:])
+        if block == last["block"]:
+            stamp = lines[0].partition("]")[0] + "]"
+            say([message("watch", "unchanged", stamp=stamp, tree=tree)])
+        else:
+            say(lines)
+        last.update(outcomes=outcomes, block=block)
+
+    def pump(kind: str, stream: Iterator[object]) -> None:
+        for item in stream:
+            events.put((kind, item))
+            if stop.is_set():
+                return
+        events.put((f"{kind}-ended", None))
 
     mode, stream = changes(root, stop, poll=poll)
     check_now()
-    print(f"watching {tree} for changes ({mode}); Ctrl-C to stop", file=out, flush=True)
-    for changed in stream:
-        print(f"changed: {', '.join(sorted(changed))}", file=out, flush=True)
-        check_now()
+    say([f"watching {tree} for changes ({mode}); Ctrl-C to stop"])
+    threading.Thread(target=pump, args=("changed", stream), daemon=True).start()
+    if keys is not None:
+        say([message("watch", "keys")])
+        threading.Thread(
+            target=pump, args=("key", iter(lambda: keys.read(1), "")), daemon=True
+        ).start()
+    while not stop.is_set():
+        try:
+            kind, value = events.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        if kind == "changed":
+            assert isinstance(value, set)
+            say([f"changed: {', '.join(sorted(value))}"])
+            check_now()
+        elif kind == "changed-ended":
+            break
+        elif kind == "key" and value == "q":
+            stop.set()
+        elif kind == "key" and value == "r":
+            check_now()
+        elif kind == "key" and value == "h":
+            outcomes = last["outcomes"]
+            assert isinstance(outcomes, dict)
+            say(next_hint(root, outcomes))
     return mode

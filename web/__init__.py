@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -11,7 +12,9 @@ from htmx_flask import Htmx  # type: ignore[import-untyped]
 from jinja2 import StrictUndefined
 from werkzeug.wrappers import Response
 
+from .checks_run import OUTPUT_LIMIT
 from .hosts import trusted_from_env, trusted_hosts
+from .i18n import register_i18n
 from .lab import Lab
 from .safety import register_safety
 
@@ -23,11 +26,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DATABASE_URL=os.environ.get("DATABASE_URL") or None,
         # A learner's infinite loop ends here: the check process is killed after this long.
         CHECK_TIMEOUT=float(os.environ.get("WEB_CHECK_TIMEOUT", "60")),
+        # Bytes kept of the check process's stdout and of its stderr (the head and the tail).
+        CHECK_OUTPUT_LIMIT=OUTPUT_LIMIT,
         # Seconds between two steps of the demo executor: slow enough to watch.
         DEMO_PACE=float(os.environ.get("WEB_DEMO_PACE", "0.8")),
         DEMO_CHUNKS=4,
         # Tree name -> what `python -m labs check --tree` gets (a name or a path).
-        TREES={"starter": "starter", "solution": "solution"},
+        # The learners' release has no solution/: its dashboard serves the starter alone.
+        TREES={name: name for name in ("starter", "solution") if importlib.util.find_spec(name)},
         # Host names accepted besides the loopback ones (WEB_TRUSTED_HOSTS, --trusted-host).
         EXTRA_TRUSTED_HOSTS=trusted_from_env(os.environ),
     )
@@ -38,6 +44,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         # A partial rendered without a variable it needs fails the test, not the learner.
         app.jinja_env.undefined = StrictUndefined
     Htmx(app)
+    register_i18n(app)
     lab = Lab(app.config)
     app.extensions["mini_koda_lab"] = lab
     register_safety(app)
@@ -52,7 +59,15 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
 
 def _register_views(app: Flask) -> None:
-    from .views import checks, database, diff, race, run_actions, run_detail, runs
+    from .views import checks, database, race, review, run_actions, run_detail, runs
 
-    for module in (checks, runs, run_actions, run_detail, diff, database, race):
+    for module in (checks, runs, run_actions, run_detail, database, race, review):
         app.register_blueprint(module.bp)
+    # The diff shows the solution: the learners' release leaves this view out.
+    app.config["DIFF_VIEW"] = bool(
+        importlib.util.find_spec("web.views.diff") and "solution" in app.config["TREES"]
+    )
+    if app.config["DIFF_VIEW"]:
+        from .views import diff
+
+        app.register_blueprint(diff.bp)

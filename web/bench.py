@@ -91,7 +91,7 @@ class Bench(LessonMoves):
                 f"the {self.store_kind} store cannot work without its tables ({said}); "
                 f"run `{command.group(1)}`, then reload"
             )
-        if "cannot reach the database" in said:
+        if "cannot reach the database" in said or "database unreachable" in said:
             return (
                 f"the {self.store_kind} store did not answer ({said}); "
                 "start the database again and reload"

@@ -1,70 +1,52 @@
 """Running the checks in a child process, so a learner's bug cannot hang or kill the dashboard.
 
-The child is `python -m labs check ... --report FILE`; it writes one JSON
-line per finished check. A fresh process imports the tree afresh, so edits
-show up on the next run without restarting the dashboard.
+The child is `python -m labs check ... --report FILE`; it appends one JSON
+line per finished check (flushed at once), then a summary line. A thread
+per run reads the file while the child runs, so each row shows up as its
+check finishes. A fresh process imports the tree afresh, so edits show up
+on the next run without restarting the dashboard.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from labs.checks import CHECKS
-from labs.extra_checks import EXTRA_CHECKS
 from labs.trees import REPO_ROOT
 
-from .sequence import Diagram, draw_sequence
+from .check_rows import FINISHED, CheckRow, ReportTail, build_rows, final_rows
+from .child import Child
 
-# Every check the child will run, in its order: the six, then the extras.
-PLANNED: list[tuple[str, int | None, str]] = [
-    (str(c.number), c.number, c.title) for c in CHECKS
-] + [(c.key, None, c.title) for c in EXTRA_CHECKS]
-STDERR_TAIL = 1500
-
-
-@dataclass
-class CheckRow:
-    """One row of the checks view."""
-
-    key: str
-    number: int | None
-    title: str
-    status: str  # pass, fail, not run
-    duration_ms: float | None = None
-    message: str = ""
-    hint: str = ""
-    events: list[dict[str, str]] = field(default_factory=list)
-
-    @property
-    def extra(self) -> bool:
-        """Extra checks are labelled and never counted in the six."""
-        return self.number is None
-
-    @property
-    def diagram(self) -> Diagram | None:
-        """The sequence diagram of the check's trace, if it recorded one."""
-        return draw_sequence(self.events) if self.events else None
+# Seconds between two looks at the report file while the child runs.
+POLL = 0.1
+# What the dashboard keeps of the child's stdout and of its stderr: 2 KiB from the start and
+# 2 KiB from the end; a crash's traceback ends up in the tail.
+OUTPUT_LIMIT = 4096
 
 
 @dataclass
 class CheckRun:
-    """One run of the checks on one tree and store, as the view shows it."""
+    """One run of the checks on one tree and store, as the view shows it, live or finished."""
 
     tree: str
     store: str
     rows: list[CheckRow]
     error: str = ""  # why the checks could not run (import error, timeout, crash)
+    started_at: str = ""
     finished_at: str = ""
     seconds: float = 0.0
+    running: bool = False
+    _child: Child | None = field(default=None, repr=False)
+    _done: threading.Event = field(default_factory=threading.Event, repr=False)
+    _stopping: bool = field(default=False, repr=False)
 
     @property
     def six(self) -> list[CheckRow]:
@@ -81,110 +63,128 @@ class CheckRun:
         """How many of the six passed."""
         return sum(r.status == "pass" for r in self.six)
 
+    @property
+    def finished_rows(self) -> int:
+        """How many rows (of the six and the extras) have their verdict."""
+        return sum(r.status in FINISHED for r in self.rows)
 
-def run_in_subprocess(
-    tree: str, spec: str, store: str, *, database_url: str | None, timeout: float
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the run has finished; False if timeout seconds passed first."""
+        return self._done.wait(timeout)
+
+    def stop(self) -> None:
+        """Kill the child if it still runs (the dashboard is shutting down)."""
+        self._stopping = True
+        child = self._child
+        if child is not None and self.running:
+            child.kill()
+
+
+def check_command(spec: str, store: str, report: Path) -> list[str]:
+    """The command line of the child that runs every check and writes the report."""
+    return [
+        sys.executable,
+        "-m",
+        "labs",
+        "check",
+        "--tree",
+        spec,
+        "--store",
+        store,
+        "--extra",
+        "--report",
+        str(report),
+    ]
+
+
+def start_checks(
+    tree: str,
+    spec: str,
+    store: str,
+    *,
+    database_url: str | None,
+    timeout: float,
+    output_limit: int = OUTPUT_LIMIT,
+    on_end: Callable[[], None] = lambda: None,
 ) -> CheckRun:
-    """Run every check on a tree in a child process killed after timeout seconds."""
+    """Start every check on a tree in a child process; rows fill in as checks finish.
+
+    The child is killed after timeout seconds. on_end is called once the run has finished,
+    whatever ended it.
+    """
     env = dict(os.environ)
     env.pop("MOCK", None)
     if database_url:
         env["DATABASE_URL"] = database_url
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="lab-checks-") as folder:
-        report = Path(folder) / "report.jsonl"
-        command = [
-            sys.executable,
-            "-m",
-            "labs",
-            "check",
-            "--tree",
-            spec,
-            "--store",
-            store,
-            "--extra",
-            "--report",
-            str(report),
-        ]
-        stopped = ""
+    run = CheckRun(
+        tree,
+        store,
+        build_rows([], running=True),
+        started_at=datetime.now().strftime("%H:%M:%S"),
+        running=True,
+    )
+
+    def watch() -> None:
         try:
-            done = subprocess.run(
-                command,
-                cwd=REPO_ROOT,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
-            if done.returncode not in (0, 1):
-                stopped = (
-                    f"the check process stopped with exit code {done.returncode}: "
-                    f"{done.stderr.strip()[-STDERR_TAIL:] or '(no output)'}"
-                )
-        except subprocess.TimeoutExpired:
-            stopped = (
-                f"timed out after {timeout:g} s and was stopped: "
-                "an infinite loop, or a wait that never ends?"
-            )
-        lines = _read_lines(report)
-    run = build_run(tree, store, lines, stopped)
-    run.seconds = time.perf_counter() - started
-    run.finished_at = datetime.now().strftime("%H:%M:%S")
+            _watch(run, spec, env, timeout, output_limit)
+        except Exception as error:  # a bug here must still end the run, as a visible error
+            if run._child is not None:
+                run._child.kill()
+            said = f"the dashboard lost track of the check process: {type(error).__name__}: {error}"
+            run.rows, run.error = final_rows([], said)
+            run.finished_at = datetime.now().strftime("%H:%M:%S")
+            raise
+        finally:
+            # Free the slot first: whoever sees the run finished may start the next one at once.
+            try:
+                on_end()
+            finally:
+                run.running = False
+                run._done.set()
+
+    threading.Thread(target=watch, daemon=True, name=f"checks-{tree}-{store}").start()
     return run
 
 
-def _read_lines(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    entries = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+def _watch(run: CheckRun, spec: str, env: dict[str, str], timeout: float, limit: int) -> None:
+    """The run's thread: start the child, show each result as it lands, end the run."""
+    started = time.perf_counter()
+    lines: list[dict[str, Any]] = []
+    stopped = ""
+    with tempfile.TemporaryDirectory(prefix="lab-checks-") as folder:
+        report = ReportTail(Path(folder) / "report.jsonl")
         try:
-            entries.append(json.loads(line))
-        except json.JSONDecodeError:  # the last line may be cut short by a kill
-            break
-    return entries
-
-
-def build_run(tree: str, store: str, lines: list[dict[str, Any]], stopped: str) -> CheckRun:
-    """Turn the child's report lines into rows; checks it never finished become failed rows."""
-    results = {e["key"]: e for e in lines if e.get("type") == "result"}
-    summary = next((e for e in lines if e.get("type") == "report"), None)
-    error = (
-        stopped
-        or (summary or {}).get("error", "")
-        or ("" if summary else "the check process wrote no report")
-    )
-    rows: list[CheckRow] = []
-    blamed = False
-    for key, number, title in PLANNED:
-        entry = results.get(key)
-        if entry is not None:
-            rows.append(_row_from(entry))
-        elif not blamed and error:
-            # The first check without a result is the one that hung, crashed or never began.
-            rows.append(CheckRow(key, number, title, "fail", message=error))
-            blamed = True
-        else:
-            status = "fail" if error and number is not None else "not run"
-            rows.append(
-                CheckRow(key, number, title, status, message="not run: " + error if error else "")
+            child = Child(
+                check_command(spec, run.store, report.path),
+                cwd=REPO_ROOT,
+                env=env,
+                output_limit=limit,
             )
-    return CheckRun(tree, store, rows, error=error)
-
-
-def _row_from(entry: dict[str, Any]) -> CheckRow:
-    hint = entry.get("hint")
-    where = f"{hint['path']}:{hint['line']}" if hint else ""
-    return CheckRow(
-        key=entry["key"],
-        number=entry.get("number"),
-        title=entry["title"],
-        status="pass" if entry.get("passed") else "fail",
-        duration_ms=entry.get("duration_ms"),
-        message=f"expected: {entry.get('expected', '')}\ngot:      {entry.get('got', '')}"
-        if not entry.get("passed")
-        else "",
-        hint=f"{where}  {hint['text']}".strip() if hint else "",
-        events=list(entry.get("events", [])),
-    )
+        except OSError as error:
+            stopped = f"the check process could not start: {error}"
+        else:
+            run._child = child
+            code = None
+            while code is None:
+                code = child.wait(POLL)
+                fresh = report.read()
+                if fresh:
+                    lines += fresh
+                    run.rows = build_rows(lines, running=True)
+                if code is None and time.perf_counter() - started > timeout:
+                    child.kill()
+                    stopped = (
+                        f"timed out after {timeout:g} s and was stopped: "
+                        "an infinite loop, or a wait that never ends?"
+                    )
+                    break
+            child.finish()
+            lines += report.read()
+            if run._stopping and not stopped:
+                stopped = "stopped: the dashboard was shutting down"
+            elif code not in (0, 1, None):
+                said = child.stderr.text().strip() or "(no output)"
+                stopped = f"the check process stopped with exit code {code}: {said}"
+    run.rows, run.error = final_rows(lines, stopped)
+    run.seconds = time.perf_counter() - started
+    run.finished_at = datetime.now().strftime("%H:%M:%S")

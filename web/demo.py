@@ -4,17 +4,45 @@ It exists so a learner can watch the state machine move: pending ->
 running -> streaming (messages appended seq 0..n) -> done, or failed when
 the run was sent with "make it fail". It goes through the tree's own
 worker query and store, so the guards it meets are the tree's guards.
+
+It needs only what DemoBench names; the bench (bench.py) provides it, and
+imports this module, never the other way round.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from .journal import Entry
+from .journal import Entry, Journal
 
-if TYPE_CHECKING:
-    from .bench import Bench
+
+class DemoBench(Protocol):
+    """What the demo executor uses of a bench: its tree, store, journal and moves."""
+
+    name: str
+    tree: Any  # labs.trees.Tree: the worker module is looked up by name
+    store: Any  # the tree's store
+    journal: Journal
+    will_fail: set[str]
+
+    @property
+    def unavailable(self) -> type[Exception]:
+        """The tree's StoreUnavailableError."""
+        ...
+
+    def run_ids(self) -> list[str]:
+        """The runs the bench sent and the database still holds."""
+        ...
+
+    def move(self, run_id: str, source: str, target: str, actor: str) -> Entry:
+        """Ask the store for source -> target; journal and return what it said."""
+        ...
+
+    def append(self, run_id: str, seq: int, role: str, content: str, actor: str) -> Entry:
+        """Write a message at seq; journal and return whether the store took it."""
+        ...
+
 
 REPLY = (
     "Sure, ",
@@ -29,7 +57,7 @@ REPLY = (
 class DemoExecutor:
     """A background thread that plays pending runs of one bench, one at a time."""
 
-    def __init__(self, bench: Bench, *, pace: float, chunks: int) -> None:
+    def __init__(self, bench: DemoBench, *, pace: float, chunks: int) -> None:
         self.bench = bench
         self.pace = pace
         self.chunks = max(1, min(chunks, len(REPLY)))

@@ -74,7 +74,11 @@ class Intake(SentRuns):
         return str(run_id)
 
     def send(self, message: str, client_message_id: str, fail: bool) -> Outcome:
-        """POST /chat once; fail marks the run for the demo executor to fail."""
+        """POST /chat once; fail marks the run for the demo executor to fail.
+
+        A clientMessageId this bench already sent in the session is a retry: if it makes
+        a new run instead of bringing the first one back, the outcome says so.
+        """
         body = {"sessionId": self._session(), "message": message}
         if client_message_id:
             body["clientMessageId"] = client_message_id
@@ -88,8 +92,31 @@ class Intake(SentRuns):
             )
         if fail:
             self.will_fail.add(run_id)
-        said = "replayed the existing run" if replayed else "created"
-        return self._remember(Outcome("ok", f"202: {said} run {run_id}"))
+        if replayed:
+            return self._remember(
+                Outcome("replay", f"202: the existing run {run_id} came back (nothing inserted)")
+            )
+        earlier = self._sent_with(body, client_message_id, run_id) if client_message_id else []
+        if earlier:
+            return self._remember(
+                Outcome(
+                    "warn",
+                    f"202: a NEW run {run_id}, though clientMessageId {client_message_id!r} "
+                    f"already made run {earlier[0]}: the retry was not recognised",
+                )
+            )
+        return self._remember(Outcome("ok", f"202: created run {run_id}"))
+
+    def _sent_with(self, body: dict[str, str], client_message_id: str, run_id: str) -> list[str]:
+        """Other runs this bench sent in body's session with the same clientMessageId."""
+        with self._lock:
+            return [
+                other
+                for other, sent in self._requests.items()
+                if other != run_id
+                and sent.get("clientMessageId") == client_message_id
+                and sent.get("sessionId") == body["sessionId"]
+            ]
 
     def send_again(self, run_id: str) -> Outcome:
         """Repeat the exact request that created run_id, as a client retry would."""
@@ -100,7 +127,8 @@ class Intake(SentRuns):
         if again == run_id:
             return self._remember(
                 Outcome(
-                    "ok", f"same request again → same run id {run_id} (replayed, nothing inserted)"
+                    "replay",
+                    f"same request again → same run id {run_id} (replayed, nothing inserted)",
                 )
             )
         if again is None:

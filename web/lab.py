@@ -1,4 +1,5 @@
-"""The dashboard's state: one bench per tree, and the last check run per tree and store."""
+"""The dashboard's state: one bench per tree, the last check run per tree and store, and
+which heavy jobs are going."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from flask import abort, current_app
 
 from .bench import Bench
 from .checks_run import CheckRun
+from .jobs import HeavyJobs
 
 
 class Lab:
@@ -21,7 +23,10 @@ class Lab:
         self.check_timeout: float = config["CHECK_TIMEOUT"]
         self.demo_pace: float = config["DEMO_PACE"]
         self.demo_chunks: int = config["DEMO_CHUNKS"]
+        self.check_output_limit: int = config["CHECK_OUTPUT_LIMIT"]
         self.check_runs: dict[tuple[str, str], CheckRun] = {}
+        # One race and one check run at a time: a second one is told the dashboard is busy.
+        self.jobs = HeavyJobs()
         self._benches: dict[str, Bench] = {}
         self._lock = threading.Lock()
 
@@ -47,7 +52,9 @@ class Lab:
             return self._benches[name]
 
     def close(self) -> None:
-        """Stop every demo executor and close every store (threads and pools end with the app)."""
+        """Stop every check run, demo executor and store (threads and pools end with the app)."""
+        for run in list(self.check_runs.values()):
+            run.stop()
         with self._lock:
             benches = list(self._benches.values())
             self._benches.clear()

@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from solution.shared.states import ALLOWED as LESSON_ALLOWED_STATUSES
-
 from .intake import Intake
 from .journal import Entry
+from .lesson import LESSON_ALLOWED_STATUSES
 from .outcome import Outcome
 from .safety import FormError
 
-# The lesson's allowlist (the reference one). Buttons offer these moves on both trees,
-# and a move outside it that a tree accepts anyway is journalled as illegal.
+# Every status in the order of a run's life: pending, running, streaming, done, failed, cancelled.
+STATES = list(LESSON_ALLOWED_STATUSES)
+# The lesson's allowlist (the reference one). Buttons offer these moves on both trees, in
+# lifecycle order, and a move outside it that a tree accepts anyway is journalled as illegal.
 LESSON_ALLOWED: dict[str, list[str]] = {
-    str(state): sorted(str(t) for t in targets)
+    str(state): sorted((str(t) for t in targets), key=STATES.index)
     for state, targets in LESSON_ALLOWED_STATUSES.items()
 }
-STATES = [str(state) for state in LESSON_ALLOWED_STATUSES]
 
 
 class LessonMoves(Intake):

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the last button did, in one sentence; tone is ok, refused or warn."""
+    """What the last button did, in one sentence; tone is ok, replay, refused or warn.
+
+    replay is the blue ↺ of the timeline: the same run came back, nothing was inserted.
+    """
 
     tone: str
     text: str
+
+
+# The mark shown before an outcome, so its tone is never told by colour alone.
+MARKS = {"ok": "✓", "replay": "↺", "refused": "✗", "warn": "⚠"}

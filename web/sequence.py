@@ -2,11 +2,14 @@
 
 Only geometry lives here; templates/partials/sequence.html draws it as SVG.
 Replays and refusals get their own line style, marker and a text tag, so
-they read as such without colour.
+they read as such without colour. A label too long for the room right of
+its arrow's start is wrapped onto more lines (the arrow's row grows), so a
+refusal's reason is read whole in the picture, not only in a tooltip.
 """
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from labs.trace import LANES
@@ -15,8 +18,12 @@ LANE_GAP = 190
 LEFT = 110
 TOP = 110  # below the legend and the lane heads
 ROW = 30
-WIDTH = LEFT + LANE_GAP * (len(LANES) - 1) + 120
-CHAR_WIDTH = 6.4  # 11px monospace, roughly
+LINE = 14  # from one wrapped line of a label to the next
+# Room right of the last lane for labels: the picture fills a row of the checks page at 1100 px.
+WIDTH = LEFT + LANE_GAP * (len(LANES) - 1) + 320
+# An 11px monospace character (DejaVu Sans Mono: 0.602 em), with a little to spare for symbols
+# drawn from a fallback font (↺ ✗ →).
+CHAR_WIDTH = 6.8
 MAX_ARROWS = 120
 
 # What each kind of arrow says in words, before its label.
@@ -53,8 +60,13 @@ class Arrow:
     x1: int
     x2: int
     kind: str
-    label: str  # clipped to fit; the full text is in title
+    lines: tuple[str, ...]  # the label, wrapped to fit; the last line sits on the arrow
     title: str
+
+    @property
+    def label(self) -> str:
+        """The whole label on one line."""
+        return " ".join(self.lines)
 
     @property
     def tag(self) -> str:
@@ -65,6 +77,16 @@ class Arrow:
     def text_x(self) -> int:
         """Labels start just right of the arrow's left end."""
         return min(self.x1, self.x2) + 8
+
+    @property
+    def text_y(self) -> int:
+        """The baseline of the label's first line: the last one sits just above the arrow."""
+        return self.y - 6 - (len(self.lines) - 1) * LINE
+
+    @property
+    def top(self) -> int:
+        """The top of the arrow's row, where its highlight band starts."""
+        return self.text_y - 16
 
 
 @dataclass(frozen=True)
@@ -83,6 +105,11 @@ class Diagram:
         """Where the lane lines end."""
         return self.height - 10
 
+    @property
+    def line_gap(self) -> int:
+        """From one wrapped line of a label to the next."""
+        return LINE
+
     def has(self, kind: str) -> bool:
         """True when some arrow is of this kind (a replay, a refusal…)."""
         return any(a.kind == kind for a in self.arrows)
@@ -95,18 +122,19 @@ def lane_x(lane: str) -> int:
 
 
 def draw_sequence(events: list[dict[str, str]]) -> Diagram:
-    """Lay out the events of one trace, in order, one arrow per row."""
+    """Lay out the events of one trace, in order, one arrow per row (taller when wrapped)."""
     arrows = []
+    y = TOP
     for step, event in enumerate(events[:MAX_ARROWS], start=1):
         x1, x2 = lane_x(event["source"]), lane_x(event["target"])
         if x1 == x2:  # a lane talking to itself: a short arrow to the right
             x2 = x1 + 40
         kind = event["kind"] if event["kind"] in TAGS else "call"
         full = TAGS[kind] + event["label"]
-        room = int((WIDTH - 8 - (min(x1, x2) + 8)) / CHAR_WIDTH)
-        label = full if len(full) <= room else full[: room - 1] + "…"
-        arrows.append(Arrow(step, TOP + step * ROW, x1, x2, kind, label, full))
-    height = TOP + (len(arrows) + 1) * ROW
+        lines = wrap_label(full, room=int((WIDTH - 8 - (min(x1, x2) + 8)) / CHAR_WIDTH))
+        y += ROW + (len(lines) - 1) * LINE
+        arrows.append(Arrow(step, y, x1, x2, kind, lines, full))
+    height = y + ROW
     return Diagram(
         WIDTH,
         height,
@@ -115,3 +143,9 @@ def draw_sequence(events: list[dict[str, str]]) -> Diagram:
         omitted=max(0, len(events) - MAX_ARROWS),
         legend=LEGEND,
     )
+
+
+def wrap_label(text: str, room: int) -> tuple[str, ...]:
+    """The label cut into lines of at most room characters, at spaces where it can be."""
+    lines = textwrap.wrap(" ".join(text.split()), width=max(room, 8), break_on_hyphens=False)
+    return tuple(lines) or ("",)

@@ -8,9 +8,11 @@ import os
 import sys
 from pathlib import Path
 
+from ..driver import CHECK_TIMEOUT
 from ..extra_checks import EXTRA_CHECKS
-from ..report import ReportLines, print_report, write_results
-from ..runner import load_report, unknown_check_keys
+from ..report import LivePrinter, ReportLines, write_results
+from ..runner import CheckResult, draw_seed, load_report, unknown_check_keys
+from ..trees import TreeLoadError, find_tree
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -63,6 +65,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         + ", ".join(c.key for c in EXTRA_CHECKS)
         + " (repeat for more)",
     )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="draw the checks' inputs from this seed (default: $LAB_SEED, else a fresh one; "
+        "the header line prints it)",
+    )
+    parser.add_argument(
+        "--check-timeout",
+        type=float,
+        default=CHECK_TIMEOUT,
+        metavar="SECONDS",
+        help=f"fail a check that runs longer than this (default {CHECK_TIMEOUT:g}); "
+        "the checks after it still run",
+    )
     parser.set_defaults(func=run)
 
 
@@ -72,21 +89,39 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"error: --only: {unknown}", file=sys.stderr)
         return 2
+    if args.check_timeout <= 0:
+        print("error: --check-timeout must be a number of seconds above 0", file=sys.stderr)
+        return 2
+    seed = draw_seed() if args.seed is None else args.seed
+    printer = LivePrinter(trace=args.trace)
+    try:
+        name = find_tree(args.tree).name
+    except TreeLoadError:
+        name = args.tree
+    printer.header(name, args.store, seed)
     with contextlib.ExitStack() as files:
         lines = None
         if args.report:
             lines = ReportLines(files.enter_context(args.report.open("w", encoding="utf-8")))
+
+        def finished(result: CheckResult) -> None:
+            printer.result(result)
+            if lines:
+                lines.result(result)
+
         report = load_report(
             args.tree,
             args.store,
             extra=args.extra,
             database_url=args.database_url,
             only=set(args.only) if args.only else None,
-            on_result=lines.result if lines else None,
+            on_result=finished,
+            seed=seed,
+            check_timeout=args.check_timeout,
         )
         if lines:
             lines.summary(report)
-    print_report(report, trace=args.trace)
+    printer.footer(report)
     if args.json:
         write_results(report, args.json)
     return 0 if report.ok else 1

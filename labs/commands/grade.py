@@ -13,6 +13,7 @@ from typing import TextIO
 from ..grading.batch import grade_all
 from ..grading.criteria import Grade
 from ..grading.summary import table_lines, write_csv, write_markdown
+from ..sandbox import machine_isolation, url_needs_network
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,7 +23,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="grade many submissions (folders or zips) in parallel",
         description="Grade submissions, each a folder or a zip holding a copy of the starter "
         "tree (and its migrations/ beside it). Each is graded in its own temporary copy, its "
-        "code only in subprocesses with a timeout; a broken one (syntax error, endless loop, "
+        "code only in a sandbox (a user of its own when run as root, limits, no network, "
+        "killed whole at the timeout); a broken one (syntax error, endless loop, "
         "missing file, bad zip) is reported and never stops the others. Prints a table and "
         "writes grades.csv and grades.md. Postgres checks are graded when DATABASE_URL is set.",
     )
@@ -89,6 +91,7 @@ class Progress:
 def run(args: argparse.Namespace) -> int:
     """Grade, print the table, write the files; exit 0 when grading itself worked."""
     database_url = os.environ.get("DATABASE_URL") or None
+    tcp_database = bool(database_url) and url_needs_network(database_url or "")
     started = time.perf_counter()
     progress = Progress(len(args.submissions), sys.stderr)
     try:
@@ -110,6 +113,10 @@ def run(args: argparse.Namespace) -> int:
         f"{len(grades)} submissions graded in {time.perf_counter() - started:.1f} s"
         + (f", {broken} with problems (see note)" if broken else "")
         + (", Postgres not graded (no DATABASE_URL)" if not database_url else "")
+    )
+    print(
+        machine_isolation().describe()
+        + (", except for Postgres (reached over TCP)" if tcp_database else "")
     )
     print(f"wrote {args.out / 'grades.csv'} and {args.out / 'grades.md'}")
     return 0

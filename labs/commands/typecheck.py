@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import time
 
+from ..review.texts import message
 from ..trees import REPO_ROOT, tree_root
+
+PROGRESS_EVERY = 10.0  # seconds between "still type-checking" lines on a slow (cold) run
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,8 +24,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "trees",
         nargs="*",
-        default=["starter", "solution"],
-        help="trees to check (default: starter solution)",
+        # The learners' release has no solution/: check the trees that are there.
+        default=[name for name in ("starter", "solution") if (REPO_ROOT / name).is_dir()],
+        help="trees to check (default: starter solution, those present)",
     )
     parser.set_defaults(func=run)
 
@@ -42,6 +47,21 @@ def typecheck_command(paths: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run mypy and pass its exit code on."""
+    """Run mypy and pass its exit code on, saying on stderr that it works while it does."""
     paths = [str(tree_root(spec)) for spec in args.trees]
-    return subprocess.call(typecheck_command(paths), cwd=REPO_ROOT)
+    cold = not (REPO_ROOT / ".mypy_cache").is_dir()
+    key = "working_cold" if cold else "working"
+    print(message("typecheck", key, trees=" and ".join(args.trees)), file=sys.stderr, flush=True)
+    started = time.monotonic()
+    mypy = subprocess.Popen(typecheck_command(paths), cwd=REPO_ROOT)
+    try:
+        while True:
+            try:
+                return mypy.wait(timeout=PROGRESS_EVERY)
+            except subprocess.TimeoutExpired:
+                waited = time.monotonic() - started
+                print(message("typecheck", "still", seconds=waited), file=sys.stderr, flush=True)
+    finally:
+        if mypy.poll() is None:  # interrupted: do not leave mypy running behind
+            mypy.kill()
+            mypy.wait()

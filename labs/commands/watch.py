@@ -7,7 +7,7 @@ import sys
 import threading
 
 from ..trees import tree_root
-from ..watch import watch_tree
+from ..watch import single_keys, watch_tree
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,7 +18,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Run the six self-checks on the in-memory store, then again each time a "
         "file of the tree changes, showing n/6, the first failing check and where to edit. "
         "Uses the operating system's file events (watchfiles) where they work and falls back "
-        "to polling every 0.5 s where they do not (or with --poll). Ctrl-C stops.",
+        "to polling every 0.5 s where they do not (or with --poll). Keys: h shows the next hint "
+        "for the first failing check, r runs the checks again, q quits (so does Ctrl-C).",
     )
     parser.add_argument(
         "--tree",
@@ -44,9 +45,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {root} is not a lab tree (no __init__.py)", file=sys.stderr)
         return 2
     stop = threading.Event()
-    try:
-        watch_tree(root, args.tree, sys.stdout, stop, poll=args.poll, timeout=args.timeout)
-    except KeyboardInterrupt:
-        stop.set()
-        print("\nstopped watching", flush=True)
+    with single_keys(sys.stdin):
+        try:
+            watch_tree(
+                root,
+                args.tree,
+                sys.stdout,
+                stop,
+                poll=args.poll,
+                timeout=args.timeout,
+                keys=sys.stdin,
+            )
+        except KeyboardInterrupt:
+            stop.set()
+            print()
+    print("stopped watching", flush=True)
     return 0

@@ -2,50 +2,29 @@
 
 A submission is a directory or a zip holding a copy of the starter tree
 (anywhere inside, with its migrations/ beside it if the learner made one).
-Each is copied to its own temporary directory and graded there; its code
-runs only in subprocesses with a timeout.
+Each is taken in safely (intake.py: no link followed, zips checked before
+they unpack), copied to its own temporary directory and graded there; its
+code runs only in its sandbox (labs/sandbox.py), with a timeout.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
-import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..regions import copy_tree
 from ..trees import SUBPACKAGES
+from ..untrusted import clean_text
 from .criteria import CRITERIA, Grade, Outcome
-from .grader import Grader
+from .grader import Grader, typecheck_trees
+from .intake import BrokenSubmission, Intake, take_in
 
-
-class BrokenSubmission(Exception):
-    """The submission cannot be graded at all: it does not unpack, or holds no tree."""
-
-
-def unpack(source: Path, into: Path) -> Path:
-    """Copy a submission directory, or extract a zip, into a scratch folder; return it."""
-    if source.is_dir():
-        return Path(
-            shutil.copytree(
-                source,
-                into / "submission",
-                symlinks=False,
-                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-            )
-        )
-    if not source.exists():
-        raise BrokenSubmission(f"{source} does not exist")
-    try:
-        with zipfile.ZipFile(source) as archive:
-            archive.extractall(into / "submission")  # extractall refuses paths outside it
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
-        raise BrokenSubmission(f"the zip does not unpack: {error}") from None
-    return into / "submission"
+TYPECHECK_TIMEOUT = 120.0  # for one tree; a class's run gets 2 s more per tree
 
 
 def find_tree(root: Path) -> Path:
@@ -77,23 +56,54 @@ def migrations_beside(tree: Path) -> Path | None:
     return None
 
 
+@dataclass
+class Prepared:
+    """A submission taken in and ready to grade."""
+
+    label: str
+    grader: Grader
+    intake: Intake
+
+
+def prepare(
+    source: Path, label: str, scratch: Path, *, timeout: float, database_url: str | None
+) -> Prepared | Grade:
+    """Take a submission in under scratch and set up its Grader; a broken one gets its Grade."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    try:
+        intake = take_in(source, scratch)
+        found = find_tree(intake.root)
+    except BrokenSubmission as error:
+        return broken_grade(label, str(error), database_url)
+    # A name of its own per submission keeps mypy's shared cache from mixing them up.
+    tree = copy_tree(found, scratch / ("graded_" + re.sub(r"\W", "_", f"{scratch.name}_{label}")))
+    grader = Grader(
+        tree, timeout=timeout, database_url=database_url, migrations=migrations_beside(found)
+    )
+    return Prepared(label, grader, intake)
+
+
+def finish(prepared: Prepared) -> Grade:
+    """Grade a prepared submission: its checks, typecheck and migration, and its notes."""
+    grade = prepared.grader.grade(prepared.label)
+    grade.broken = trouble(grade)
+    grade.notes += prepared.intake.notes()
+    return grade
+
+
 def grade_submission(
     source: Path, label: str, *, timeout: float, database_url: str | None = None
 ) -> Grade:
     """Grade one submission in its own temporary copy; a broken one gets a Grade saying why."""
     with tempfile.TemporaryDirectory(prefix="lab-grade-") as scratch:
-        try:
-            found = find_tree(unpack(source, Path(scratch)))
-        except BrokenSubmission as error:
-            return broken_grade(label, str(error), database_url)
-        # A name of its own per submission keeps mypy's shared cache from mixing them up.
-        tree = copy_tree(found, Path(scratch) / ("graded_" + re.sub(r"\W", "_", label)))
-        grader = Grader(
-            tree, timeout=timeout, database_url=database_url, migrations=migrations_beside(found)
+        prepared = prepare(
+            source,
+            clean_text(label),
+            Path(scratch) / "s",
+            timeout=timeout,
+            database_url=database_url,
         )
-        grade = grader.grade(label)
-        grade.broken = trouble(grade)
-        return grade
+        return prepared if isinstance(prepared, Grade) else finish(prepared)
 
 
 def broken_grade(label: str, why: str, database_url: str | None = None) -> Grade:
@@ -131,26 +141,54 @@ def grade_all(
     database_url: str | None = None,
     on_done: Callable[[Grade], None] | None = None,
 ) -> list[Grade]:
-    """Grade every submission, up to `jobs` at once; results come back in input order."""
-    labels = unique_labels(sources)
+    """Grade every submission, up to `jobs` at once; results come back in input order.
+
+    All are taken in first, then one mypy typechecks every tree (far cheaper
+    than one mypy each), then each is graded on its own in parallel.
+    """
+    labels = [clean_text(label) for label in unique_labels(sources)]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(sources) or 1))
     grades: dict[int, Grade] = {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {
-            pool.submit(
-                grade_submission, source, label, timeout=timeout, database_url=database_url
-            ): index
-            for index, (source, label) in enumerate(zip(sources, labels, strict=True))
-        }
+
+    def done(index: int, grade: Grade) -> None:
+        grades[index] = grade
+        if on_done:
+            on_done(grade)
+
+    with (
+        tempfile.TemporaryDirectory(prefix="lab-class-") as scratch,
+        ThreadPoolExecutor(max_workers=workers) as pool,
+    ):
+
+        def take(index: int) -> Prepared | Grade:
+            try:
+                return prepare(
+                    sources[index],
+                    labels[index],
+                    Path(scratch) / f"s{index}",
+                    timeout=timeout,
+                    database_url=database_url,
+                )
+            except Exception as error:  # the grader's own failure for one submission
+                return broken_grade(labels[index], f"grading failed: {error!r}", database_url)
+
+        prepared = list(pool.map(take, range(len(sources))))
+        ready = {i: p for i, p in enumerate(prepared) if isinstance(p, Prepared)}
+        for index, item in enumerate(prepared):
+            if isinstance(item, Grade):
+                done(index, item)
+        if len(ready) > 1:
+            trees = {p.grader.graded_tree: p.grader for p in ready.values()}
+            for tree, outcome in typecheck_trees(list(trees), TYPECHECK_TIMEOUT).items():
+                trees[tree].preset_typecheck(outcome)
+        futures = {pool.submit(finish, p): i for i, p in ready.items()}
         for future in as_completed(futures):
             index = futures[future]
             try:
                 grade = future.result()
             except Exception as error:  # the grader's own failure for one submission
                 grade = broken_grade(labels[index], f"grading failed: {error!r}", database_url)
-            grades[index] = grade
-            if on_done:
-                on_done(grade)
+            done(index, grade)
     return [grades[i] for i in range(len(sources))]
 
 

@@ -11,16 +11,26 @@ import subprocess
 import sys
 import tempfile
 import threading
+import weakref
 from pathlib import Path
 
 from ..regions import copy_tree
+from ..sandbox import Limits, MiB, Sandbox
 from ..trees import REPO_ROOT, tree_root
+from ..untrusted import clean_text
 from .criteria import CRITERIA, Criterion, Grade, Outcome
+from .edits import edits_outside_regions
+from .intake import copy_folder
 from .isolate import CHECK_NUMBERS, check_outcomes, child_env
-from .migration import migration_files, missing_constraints
-from .notes import add_notes
+from .migration import judge_migration, migration_files, no_migration_message
+from .notes import NEEDS_REVIEW, add_notes
 from .on_postgres import MigrationFailedError, migrated_schema
+from .splice import splice
 
+# mypy over a tree needs more room than the checks; the limits still bound it.
+TYPECHECK_LIMITS = Limits(cpu_seconds=600, address_space=6144 * MiB, output_bytes=8 * MiB)
+BLOCKED = "prevented further checking"  # mypy's words when a file does not parse
+CUT = "bytes not kept ...]"  # CappedOutput's mark where it dropped the middle
 MYPY_ERROR = re.compile(r"^(?P<path>[^:\s][^:]*):\d+(:\d+)?: error:")
 
 
@@ -40,9 +50,10 @@ def baseline_cache() -> Path | None:
         if not BASELINE.is_dir():
             BASELINE.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=BASELINE.parent) as home:
-                tree = copy_tree(
-                    tree_root("solution"), Path(home) / f"baseline_{secrets.token_hex(4)}"
-                )
+                # The learners' release has no solution: the starter's imports are the same.
+                source = tree_root("solution")
+                source = source if source.is_dir() else tree_root("starter")
+                tree = copy_tree(source, Path(home) / f"baseline_{secrets.token_hex(4)}")
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     subprocess.run(
                         [sys.executable, "-m", "labs", "typecheck", str(tree)],
@@ -66,6 +77,92 @@ def seeded_cache(scratch: Path) -> str:
     return str(cache)
 
 
+def inside(tree: Path, line: str) -> bool:
+    """Whether a line of mypy's output is an error in a file of the tree."""
+    match = MYPY_ERROR.match(line)
+    if not match:
+        return False
+    path = Path(match["path"])
+    path = path if path.is_absolute() else REPO_ROOT / path
+    return os.path.abspath(path).startswith(str(tree) + os.sep)
+
+
+def cleaned(outcome: Outcome) -> Outcome:
+    """An outcome whose texts are safe for a terminal, a CSV and Markdown."""
+    return Outcome(
+        outcome.status,
+        clean_text(outcome.message),
+        clean_text(outcome.output, keep_newlines=True),
+        clean_text(outcome.test_code, keep_newlines=True),
+    )
+
+
+def review_note(differ: list[str], unmatched: list[str]) -> str:
+    """Why a grade needs a person: the tree as handed in grades differently."""
+    reasons = []
+    if differ:
+        reasons.append(
+            "its regions alone (spliced into the shipped starter) and the tree as handed in "
+            "grade differently on " + ", ".join(differ)
+        )
+    if unmatched:
+        reasons.append("its TODO markers do not match the starter's in " + ", ".join(unmatched))
+    return f"{NEEDS_REVIEW}{'; '.join(reasons)} (a criterion is scored only when it passes both)"
+
+
+def links_inside(tree: Path) -> bool:
+    """Whether a folder holds a symbolic link anywhere (not following any)."""
+    for folder, dirs, files in os.walk(tree, followlinks=False):
+        if any(os.path.islink(os.path.join(folder, name)) for name in [*dirs, *files]):
+            return True
+    return False
+
+
+def type_errors(tree: Path, errors: list[str]) -> Outcome:
+    """A failed typecheck showing the first errors, with paths relative to the tree."""
+    shown = "\n".join(errors[:10]).replace(str(tree) + os.sep, "")
+    return Outcome("fail", f"{len(errors)} type error(s) in the tree", shown[:500])
+
+
+def typecheck_trees(trees: list[Path], timeout: float) -> dict[Path, Outcome]:
+    """One sandboxed mypy over many trees, each a package of its own name: their outcomes.
+
+    One mypy for a class costs little more than one for a tree (the libraries
+    are read once). mypy stops at a file that does not parse ("errors
+    prevented further checking"): the trees with errors are settled and the
+    rest are checked again without them. Trees left out of the answer (mypy
+    crashed, timed out, or wrote more than was kept) are for their own
+    Grader.typecheck() to check alone.
+    """
+    results: dict[Path, Outcome] = {}
+    remaining = list(trees)
+    while remaining:
+        with Sandbox(TYPECHECK_LIMITS) as box:
+            copies = {box.share(tree, tree.name): tree for tree in remaining}
+            cache = box.give(Path(seeded_cache(box.home)))
+            done = box.run(
+                [sys.executable, "-m", "labs", "typecheck", *map(str, copies)],
+                timeout=timeout + 2 * len(copies),
+                env={"MYPY_CACHE_DIR": str(cache)},
+            )
+        if done.timed_out or CUT in done.stdout:
+            break
+        lines = done.stdout.splitlines()
+        if done.returncode and not any(MYPY_ERROR.match(line) for line in lines):
+            break  # mypy itself failed
+        blocked = BLOCKED in done.stdout
+        for copy, tree in copies.items():
+            errors = [line for line in lines if inside(copy, line)]
+            if errors:
+                results[tree] = type_errors(copy, errors)
+            elif not blocked:
+                results[tree] = Outcome("pass")
+        before, remaining = len(remaining), [t for t in remaining if t not in results]
+        if not blocked or len(remaining) == before:
+            break
+    return results
+
+
 class Grader:
     """Grades the tree at `tree`: checks out of process, typecheck, its migration."""
 
@@ -77,17 +174,65 @@ class Grader:
         typecheck_timeout: float = 120.0,
         database_url: str | None = None,
         migrations: Path | None = None,
+        splicing: bool = True,
     ) -> None:
-        self.tree = tree.resolve()
+        self.tree = tree.resolve()  # the tree as handed in
+        found = migration_files(self.tree, migrations)
+        beside = migrations or (found[0].parent if found else None)
+        self.link_notes: list[str] = []
+        if links_inside(self.tree) or (beside is not None and links_inside(beside)):
+            # Never read through a learner's link (pytest --lab-tree takes the tree as it is).
+            scratch = Path(tempfile.mkdtemp(prefix="lab-taken-"))
+            weakref.finalize(self, shutil.rmtree, scratch, True)
+            intake = copy_folder(self.tree, scratch / self.tree.name)
+            self.tree, self.link_notes = intake.root, intake.notes()
+            if beside is not None:
+                taken = copy_folder(beside, scratch / "migrations")
+                migrations, self.link_notes = taken.root, self.link_notes + taken.notes()
         self.timeout = timeout
         self.typecheck_timeout = typecheck_timeout
         self.database_url = database_url
         self.migrations = migrations
         self._checks: dict[str, dict[int, Outcome]] = {}
         self._other: dict[str, Outcome] = {}
+        # Edits outside the regions never count: grade the regions in the shipped starter.
+        self.outside = edits_outside_regions(self.tree) if splicing else []
+        self.graded_tree, self.unmatched = self.tree, list[str]()
+        if self.outside:
+            scratch = Path(tempfile.mkdtemp(prefix="lab-spliced-"))
+            weakref.finalize(self, shutil.rmtree, scratch, True)
+            self.graded_tree = scratch / self.tree.name
+            self.unmatched = splice(self.tree, self.graded_tree)
+        self.as_handed_in = (
+            Grader(
+                self.tree,
+                timeout=timeout,
+                typecheck_timeout=typecheck_timeout,
+                database_url=database_url,
+                migrations=migrations,
+                splicing=False,
+            )
+            if self.outside
+            else None
+        )
+        self.differ: list[str] = []
 
     def outcome(self, criterion: Criterion) -> Outcome:
-        """How the tree does on one criterion."""
+        """How the tree does on one criterion, its texts cleaned of control characters.
+
+        With edits outside the regions, a criterion passes only when it passes
+        both spliced and as handed in: those edits can neither raise the score
+        nor hide a tree that does not work as handed in.
+        """
+        mine = cleaned(self._outcome(criterion))
+        if self.as_handed_in is None:
+            return mine
+        theirs = self.as_handed_in.outcome(criterion)
+        if theirs.status != mine.status and criterion.key not in self.differ:
+            self.differ.append(criterion.key)
+        return theirs if not theirs.passed else mine  # a failure as handed in says why
+
+    def _outcome(self, criterion: Criterion) -> Outcome:
         if criterion.check is not None:
             if criterion.kind == "postgres" and not self.database_url:
                 return Outcome(
@@ -105,85 +250,68 @@ class Grader:
     def _run_checks(self, store: str) -> dict[int, Outcome]:
         if store == "postgres":
             return self._run_checks_on_postgres()
-        return check_outcomes(self.tree, store, timeout=self.timeout)
+        return check_outcomes(self.graded_tree, store, timeout=self.timeout)
 
     def _run_checks_on_postgres(self) -> dict[int, Outcome]:
         """The six checks against a schema of this submission's own, built by its migration."""
         assert self.database_url is not None
         files = migration_files(self.tree, self.migrations)
         if not files:
-            reason = "no migration of the tree's own to apply to Postgres"
+            reason = "no migration of the tree's own to apply to Postgres: " + no_migration_message(
+                self.tree, self.migrations
+            )
             return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", reason))
         try:
             with migrated_schema(
                 self.database_url, self.tree, files[0].parent, self.typecheck_timeout
-            ) as schema:
+            ) as tenant:
                 return check_outcomes(
-                    self.tree,
+                    self.graded_tree,
                     "postgres",
                     timeout=self.timeout,
-                    database_url=self.database_url,
-                    env={"DB_SCHEMA": schema},
+                    database_url=tenant.url,
+                    env={"DB_SCHEMA": tenant.schema},
                 )
         except MigrationFailedError as error:
             return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", str(error)))
 
     def typecheck(self) -> Outcome:
-        """mypy --strict via `python -m labs typecheck`; only errors inside the tree count."""
-        command = [sys.executable, "-m", "labs", "typecheck", str(self.tree)]
-        with tempfile.TemporaryDirectory(prefix="lab-mypy-") as scratch:
-            env = child_env({"MYPY_CACHE_DIR": seeded_cache(Path(scratch))})
-            try:
-                done = subprocess.run(
-                    command,
-                    cwd=REPO_ROOT,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=self.typecheck_timeout,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                return Outcome(
-                    "fail", f"the typecheck did not finish within {self.typecheck_timeout:g} s"
-                )
-        errors = [line for line in done.stdout.splitlines() if self._inside_tree(line)]
+        """mypy --strict via `python -m labs typecheck`, sandboxed; only errors in the tree count.
+
+        mypy does not run the learner's code, but a pathological file can make
+        it take any memory or time, so it runs under the same limits.
+        """
+        with Sandbox(TYPECHECK_LIMITS) as box:
+            tree = box.share(self.graded_tree, self.tree.name)
+            cache = Path(seeded_cache(box.home))
+            box.give(cache)
+            done = box.run(
+                [sys.executable, "-m", "labs", "typecheck", str(tree)],
+                timeout=self.typecheck_timeout,
+                env={"MYPY_CACHE_DIR": str(cache)},
+            )
+        if done.timed_out:
+            return Outcome(
+                "fail", f"the typecheck did not finish within {self.typecheck_timeout:g} s"
+            )
+        errors = [line for line in done.stdout.splitlines() if inside(tree, line)]
         if errors:
-            shown = "\n".join(errors[:10])
-            return Outcome("fail", f"{len(errors)} type error(s) in the tree", shown[:500])
+            return type_errors(tree, errors)
         if done.returncode and not MYPY_ERROR.search(done.stdout or ""):
             return Outcome(
                 "fail", "mypy could not check the tree", (done.stdout + done.stderr).strip()[-500:]
             )
         return Outcome("pass")
 
-    def _inside_tree(self, line: str) -> bool:
-        match = MYPY_ERROR.match(line)
-        if not match:
-            return False
-        path = Path(match["path"])
-        path = path if path.is_absolute() else REPO_ROOT / path
-        return os.path.abspath(path).startswith(str(self.tree) + os.sep)
+    def preset_typecheck(self, outcome: Outcome) -> None:
+        """Take the typecheck's outcome from a run over many trees (typecheck_trees)."""
+        self._other["typecheck"] = outcome
 
     def migration(self) -> Outcome:
-        """Both unique constraints in the tree's own migration, read statically."""
-        files = migration_files(self.tree, self.migrations)
-        if not files:
-            where = self.migrations or self.tree.parent / "migrations" / "versions" / self.tree.name
-            return Outcome(
-                "fail",
-                f"no migration found in {where}: generate one with "
-                "Alembic's --autogenerate after declaring the constraints",
-            )
-        missing = missing_constraints(files)
-        if missing:
-            return Outcome(
-                "fail",
-                "the migration does not create the unique constraint on "
-                + " nor on ".join(missing),
-                "read: " + ", ".join(p.name for p in files),
-            )
-        return Outcome("pass")
+        """Both uniquenesses, as Postgres reports them after the tree's own migration ran."""
+        return judge_migration(
+            self.tree, self.migrations, self.database_url, self.typecheck_timeout
+        )
 
     def grade(self, name: str | None = None) -> Grade:
         """Every criterion's outcome, as one Grade, with the notes an instructor should read."""
@@ -194,5 +322,12 @@ class Grader:
         return grade
 
     def annotate(self, grade: Grade) -> None:
-        """Add the notes an instructor should read (see notes.py)."""
-        add_notes(grade, self.tree)
+        """Add the notes an instructor should read (see notes.py), and "needs review".
+
+        A tree edited outside its regions is graded twice, spliced and as
+        handed in; where any criterion comes out differently it needs review.
+        """
+        add_notes(grade, self.tree, self.outside)
+        grade.notes += [note for note in self.link_notes if note not in grade.notes]
+        if self.differ or self.unmatched:
+            grade.notes.insert(0, review_note(self.differ, self.unmatched))

@@ -10,75 +10,64 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
+from ..sandbox import Sandbox, url_needs_network
+from ..untrusted import clean_text
 from .criteria import Outcome
 
 CHECK_NUMBERS = range(1, 7)
+EVENTS_LIMIT = 4 * 1024 * 1024  # a probe writes a few kilobytes; more is not read
+UNREADABLE = "could not grade: the checks' events were not the probe's"
 TAMPERED = "the checks could not run: the tree replaced the lab kit's own"
 # The name labs.trees gives a tree imported by path; learners know their files as shared/...
 SYNTHETIC_PACKAGE = re.compile(r"labtree_[0-9a-f]+\.?")
 
 
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a learner's process: no bytecode left in the submission."""
+    """The environment of a trusted tool's process (the baseline typecheck): no bytecode left."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(extra or {})}
     env.pop("MOCK", None)
     return env
 
 
+def probe_command(tree: Path, events_file: Path, store: str, first: int) -> list[str]:
+    """The probe's command line for checks first..6."""
+    command = [sys.executable, "-m", "labs.grading.probe", str(tree), str(events_file)]
+    return [*command, "--store", store, "--first", str(first)]
+
+
 def run_probe(
-    tree: Path,
-    events_file: Path,
-    store: str,
-    first: int,
-    timeout: float,
-    database_url: str | None,
-    env: dict[str, str],
+    box: Sandbox, command: list[str], timeout: float, env: dict[str, str]
 ) -> tuple[bool, str]:
-    """Run one probe process; return (timed_out, the tail of its stderr)."""
-    command = [
-        sys.executable,
-        "-m",
-        "labs.grading.probe",
-        str(tree.resolve()),
-        str(events_file),
-        "--store",
-        store,
-        "--first",
-        str(first),
-    ]
-    if database_url:
-        command += ["--database-url", database_url]
-    with tempfile.TemporaryDirectory(prefix="lab-probe-") as cwd:
-        try:
-            done = subprocess.run(
-                command,
-                cwd=cwd,
-                env=env,
-                timeout=timeout,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return True, ""
-    return False, done.stderr.strip()[-400:] if done.returncode else ""
+    """Run one probe process in the submission's sandbox; return (timed_out, its stderr's end)."""
+    done = box.run(command, timeout=timeout, env=env)
+    if done.timed_out:
+        return True, ""
+    return False, clean_text(done.stderr.strip()[-400:]) if done.returncode else ""
 
 
-def read_events(path: Path) -> list[dict[str, object]]:
-    """The events a probe wrote; a line cut off by a kill is ignored."""
+def read_events(path: Path, limit: int = EVENTS_LIMIT) -> list[dict[str, object]]:
+    """The events a probe wrote (at most `limit` bytes); a line cut off by a kill is ignored."""
     events = []
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
+    if path.is_file():
+        with path.open("rb") as stream:
+            text = stream.read(limit).decode("utf-8", "replace")
+        for line in text.splitlines():
             try:
-                events.append(json.loads(line))
+                event = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            if isinstance(event, dict):
+                events.append(event)
     return events
+
+
+def untrusted(value: object, *, lines: bool = False, limit: int = 2000) -> str:
+    """Text that came from the learner's process, cleaned and cut to a sane length."""
+    text = value if isinstance(value, str) else ""
+    return clean_text(SYNTHETIC_PACKAGE.sub("", text[:limit]), keep_newlines=lines)
 
 
 def check_outcomes(
@@ -89,17 +78,26 @@ def check_outcomes(
     database_url: str | None = None,
     env: dict[str, str] | None = None,
 ) -> dict[int, Outcome]:
-    """Each of the six checks' outcome for the tree at `tree`, run out of process."""
+    """Each of the six checks' outcome for the tree at `tree`, run in a sandbox of its own.
+
+    The tree is copied into the sandbox (readable by its user, writable by
+    nobody), and the probe writes its events in the sandbox's private folder,
+    which no other submission's processes can reach. Once the checks run in
+    the driver (labs.driver) with the tree in its host, this loop becomes one
+    run_checks(..., launcher=SandboxedLauncher(), check_timeout=timeout) call.
+    """
     outcomes: dict[int, Outcome] = {}
-    environment = child_env(env)
-    with tempfile.TemporaryDirectory(prefix="lab-events-") as scratch:
-        events_file = Path(scratch) / "events.jsonl"
+    extra = {**(env or {}), **({"DATABASE_URL": database_url} if database_url else {})}
+    with Sandbox(network=needs_network(database_url)) as box:
+        copy = box.share(tree, tree.name)
+        events_file = box.home / "events.jsonl"
         first = 1
         while first <= max(CHECK_NUMBERS):
             seen = len(read_events(events_file))
-            timed_out, stderr = run_probe(
-                tree, events_file, store, first, timeout, database_url, environment
-            )
+            command = probe_command(copy, events_file, store, first)
+            if database_url:
+                command += ["--database-url", database_url]
+            timed_out, stderr = run_probe(box, command, timeout, extra)
             events = read_events(events_file)[seen:]
             stop = record(events, outcomes)
             if stop.startswith(TAMPERED):
@@ -131,27 +129,36 @@ def check_outcomes(
     return outcomes
 
 
+def needs_network(database_url: str | None) -> bool:
+    """Whether the checks need the network: only to reach a database over TCP."""
+    return bool(database_url) and url_needs_network(database_url or "")
+
+
 def record(events: list[dict[str, object]], outcomes: dict[int, Outcome]) -> str:
     """Turn result events into outcomes; return a reason to stop, if one came."""
     for event in events:
-        if event["event"] in ("import-failed", "store-failed"):
-            return "the checks could not run: " + SYNTHETIC_PACKAGE.sub("", str(event["error"]))
-        if event["event"] == "tampered":
-            names = event["replaced"]
-            assert isinstance(names, list)
+        kind = event.get("event")
+        if kind in ("import-failed", "store-failed"):
+            return "the checks could not run: " + untrusted(event.get("error"))
+        if kind == "tampered":
+            names = event.get("replaced")
+            shown = ", ".join(map(untrusted, names if isinstance(names, list) else []))
             return (
-                f"{TAMPERED} {', '.join(map(str, names))} while it ran; no check is graded "
+                f"{TAMPERED} {shown[:300]} while it ran; no check is graded "
                 "(grading runs the learner's code: look at the tree by hand)"
             )
-        if event["event"] == "result":
-            test = event["test"]
-            assert isinstance(test, dict)
-            outcomes[int(str(event["check"]))] = Outcome(
-                "pass" if test["status"] == "pass" else "fail",
-                SYNTHETIC_PACKAGE.sub("", test.get("message") or ""),
-                test.get("output") or "",
-                test.get("test_code") or "",
+        if kind == "result":
+            test, check = event.get("test"), event.get("check")
+            if not isinstance(test, dict) or check not in CHECK_NUMBERS:
+                return f"{UNREADABLE} (a result that is not one)"
+            outcomes[int(str(check))] = Outcome(
+                "pass" if test.get("status") == "pass" else "fail",
+                untrusted(test.get("message")),
+                untrusted(test.get("output"), lines=True),
+                untrusted(test.get("test_code"), lines=True),
             )
+        elif kind == "started" and event.get("check") not in CHECK_NUMBERS:
+            return f"{UNREADABLE} (a check that does not exist)"
     return ""
 
 

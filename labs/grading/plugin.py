@@ -1,15 +1,24 @@
-"""The pytest plugin: `pytest --lab-tree PATH` grades a copy of the starter tree.
+"""The pytest plugin behind `python -P -m labs.grading.pytest_main --lab-tree PATH`.
 
 One test per acceptance criterion, each marked with its points. The learner's
 code never runs in this process: the checks run in subprocesses with a
-timeout, the typecheck is mypy in a subprocess, the migration is read, not
-imported. A learner's failures are grades: the run exits 0 when grading
-worked, whatever the score, and non-zero only when the grader itself failed.
+timeout, the typecheck is mypy in a subprocess, the migration runs in an
+Alembic subprocess (or is read, without a database). A learner's failures
+are grades: the run exits 0 when grading worked, whatever the score, unless
+--lab-fail-under asks for the exit code to follow the score; it exits 3 when
+the grader itself failed.
+
+It grades only under the configuration labs.grading.pytest_main pins (see
+pinned_config_problem): a plain `pytest --lab-tree` would have read the
+tree's own ini file and conftest.py before this plugin ran, so it is refused.
 Without --lab-tree the plugin does nothing.
 """
 
 from __future__ import annotations
 
+import math
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,7 +43,23 @@ class GradingRun:
     grader: Grader
     grade: Grade
     results: Path
+    criteria: list[Criterion]
+    fail_under: str | None = None
     errors: list[str] = field(default_factory=list)
+
+    def needed(self) -> int | None:
+        """The points --lab-fail-under asks for, or None when it was not given.
+
+        N is points; N% is a share of every criterion graded in this run,
+        skipped ones included: a criterion that could not be graded earns
+        nothing, so a gate is never passed by skipping it.
+        """
+        if self.fail_under is None:
+            return None
+        number = float(self.fail_under.rstrip("%"))
+        if not self.fail_under.endswith("%"):
+            return math.ceil(number)
+        return math.ceil(number * sum(c.points for c in self.criteria) / 100)
 
 
 GRADING = pytest.StashKey[GradingRun]()
@@ -66,6 +91,61 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="the tree's Alembic scripts (default: migrations/versions/<tree>/ beside the tree)",
     )
+    group.addoption(
+        "--lab-only",
+        action="append",
+        metavar="KEYS",
+        help="grade only these criteria (comma-separated keys, e.g. memory-3,migration)",
+    )
+    group.addoption(
+        "--lab-fail-under",
+        metavar="N[%]",
+        help="exit 1 when the score is under N points (or N%% of the points graded)",
+    )
+
+
+FAIL_UNDER = re.compile(r"\d+(\.\d+)?%?")
+COMMAND = "python -P -m labs.grading.pytest_main --lab-tree PATH"
+
+
+def pinned_config_problem(config: pytest.Config, tree: Path) -> str | None:
+    """Why this run's configuration is not the one pytest_main pins, or None when it is."""
+    from .pytest_main import DROPPED_ENV, INI_NAME, KIT_INI
+
+    ini = config.inipath
+    if ini is None or ini.name != INI_NAME:
+        return f"pytest read its settings from {ini or 'no ini file'}, which the tree could write"
+    try:
+        pinned = ini.read_text(encoding="utf-8") == KIT_INI
+    except OSError:
+        pinned = False
+    if not pinned or ini.resolve().is_relative_to(tree):
+        return f"pytest read its settings from {ini}, not from the lab kit's own"
+    if config.rootpath != ini.parent:
+        return f"the root folder is {config.rootpath}, not the one the lab kit made"
+    if not config.getoption("noconftest"):
+        return "conftest.py files were allowed to load"
+    if config.getoption("file_or_dir"):
+        return "positional arguments were given: " + " ".join(config.getoption("file_or_dir"))
+    set_env = [name for name in DROPPED_ENV if os.environ.get(name)]
+    if set_env:
+        return f"{', '.join(set_env)} is set"
+    return None
+
+
+def chosen_criteria(config: pytest.Config) -> list[Criterion]:
+    """The criteria --lab-only names (all by default), or a UsageError naming an unknown one."""
+    from .criteria import CRITERIA
+
+    wanted = [key.strip() for keys in config.getoption("lab_only") or [] for key in keys.split(",")]
+    known = {c.key for c in CRITERIA}
+    unknown = [key for key in wanted if key not in known]
+    if unknown:
+        raise pytest.UsageError(
+            f"--lab-only: no criterion {', '.join(unknown)}; the criteria are "
+            + ", ".join(c.key for c in CRITERIA)
+        )
+    return [c for c in CRITERIA if not wanted or c.key in wanted]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -74,13 +154,25 @@ def pytest_configure(config: pytest.Config) -> None:
     tree = config.getoption("lab_tree", None)
     if not tree:
         return
-    import os
-
-    from ..trees import tree_root
     from .criteria import Grade
     from .grader import Grader
 
-    root = tree_root(tree)
+    # A path, always: a bare `starter` is ./starter, never an installed package of that name.
+    root = Path(tree).resolve()
+    if not (root / "__init__.py").is_file():
+        raise pytest.UsageError(f"--lab-tree {tree}: no lab tree at {root} (no __init__.py)")
+    problem = pinned_config_problem(config, root)
+    if problem:
+        raise pytest.UsageError(
+            f"refusing to grade: {problem}. Grade with `{COMMAND}`, which pins pytest's "
+            "configuration to the lab kit's (see labs/INSTRUCTORS.md)"
+        )
+    fail_under = config.getoption("lab_fail_under")
+    if fail_under is not None and not FAIL_UNDER.fullmatch(fail_under):
+        raise pytest.UsageError(
+            f"--lab-fail-under {fail_under!r}: give points (60) or a percentage (60%)"
+        )
+    criteria = chosen_criteria(config)
     migrations = config.getoption("lab_migrations")
     grader = Grader(
         root,
@@ -89,7 +181,11 @@ def pytest_configure(config: pytest.Config) -> None:
         migrations=Path(migrations).resolve() if migrations else None,
     )
     config.stash[GRADING] = GradingRun(
-        grader, Grade(root.name), Path(config.getoption("lab_results")).resolve()
+        grader,
+        Grade(root.name),
+        Path(config.getoption("lab_results")).resolve(),
+        criteria,
+        fail_under,
     )
 
 
@@ -133,11 +229,9 @@ def pytest_collection(session: pytest.Session) -> bool | None:
     """With --lab-tree, the session's tests are the criteria, not files on disk."""
     if GRADING not in session.config.stash:
         return None
-    from .criteria import CRITERIA
-
     items: list[pytest.Item] = [
         CriterionItem.from_parent(session, name=c.key, nodeid=f"lab-tree::{c.key}", criterion=c)
-        for c in CRITERIA
+        for c in session.config.stash[GRADING].criteria
     ]
     session.config.hook.pytest_collection_modifyitems(
         session=session, config=session.config, items=items
@@ -153,7 +247,7 @@ def pytest_collection(session: pytest.Session) -> bool | None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Write results.json; the exit code says whether grading worked, not the score."""
+    """Write results.json; the exit code says whether grading worked (and, if asked, the score)."""
     run = session.config.stash.get(GRADING, None)
     if run is None:
         return
@@ -165,10 +259,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         write_results_json(run.grade, run.results, error)
     except OSError as problem:
         run.errors.append(f"could not write {run.results}: {problem}")
-    if exitstatus == pytest.ExitCode.TESTS_FAILED and not run.errors:
-        session.exitstatus = pytest.ExitCode.OK
-    elif run.errors and exitstatus == pytest.ExitCode.OK:
+    needed = run.needed()
+    if run.errors:
         session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+    elif exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        below = needed is not None and run.grade.score < needed
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED if below else pytest.ExitCode.OK
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -183,6 +279,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(line)
     for note in run.grade.notes:
         terminalreporter.write_line(f"note: {note}", yellow=True)
+    needed = run.needed()
+    if needed is not None:
+        verdict = "met" if run.grade.score >= needed else "NOT met: exit code 1"
+        terminalreporter.write_line(
+            f"--lab-fail-under {run.fail_under}: {needed} points needed, "
+            f"{run.grade.score} earned: {verdict}"
+        )
     if run.errors:
         terminalreporter.write_line("grading itself failed: " + "; ".join(run.errors), red=True)
     else:

@@ -6,10 +6,15 @@ kills a run that hangs (a learner's endless loop), the lines say how far it
 got: whether the tree imported, which check started, which ones finished.
 
 The learner's code runs in this process, so it could replace the functions
-that run and report the checks. As a cheap guard (not a sandbox), the probe
-notes the lab kit's own functions before importing the tree and checks they
-are still the same objects, with the same code, after the import and before
-every result it reports; if not, it reports the run as tampered and stops.
+that run and report the checks. As a guard (not a proof), the probe notes
+the lab kit's state before importing the tree (every name bound in a labs
+module, every attribute of its classes, every function's code and defaults)
+and checks it is unchanged after the import and before every result it
+reports; if not, it reports the run as tampered and stops. The process
+itself runs in the submission's sandbox (labs/sandbox.py). It still shares
+its memory with the learner's code: a submission that writes its own events
+and exits can only be stopped by running the checks outside the tree's
+process (the driver and tree host that replace this probe).
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import contextlib
 import io
 import json
 import os
+import sys
+import types
 from typing import TextIO
 
 from .. import checks, report, runner, trace, trees
@@ -41,11 +48,8 @@ def kit() -> dict[str, object]:
     """The lab kit's objects that run, judge and report the checks, by dotted name."""
     found: dict[str, object] = {
         "labs.runner.run_checks": runner.run_checks,
-        "labs.runner.run_one": runner.run_one,
-        "labs.runner.open_store": runner.open_store,
         "labs.runner.CheckResult": runner.CheckResult,
         "labs.checks.CHECKS": checks.CHECKS,
-        "labs.checks.make_context": checks.make_context,
         "labs.checks.expect": checks.expect,
         "labs.checks.CheckFailed": checks.CheckFailed,
         "labs.report.results_v3": report.results_v3,
@@ -62,21 +66,76 @@ def kit() -> dict[str, object]:
     return found
 
 
+def kit_state() -> dict[str, object]:
+    """Every name bound in the lab kit's modules, every class attribute, every function's code.
+
+    A learner's code replacing a module's function, a class's method or
+    attribute (`CheckResult.passed = property(...)`), or a function's code
+    or defaults, changes one of these objects.
+    """
+    state: dict[str, object] = {}
+    for module_name, module in list(sys.modules.items()):
+        if module is None or not (module_name == "labs" or module_name.startswith("labs.")):
+            continue
+        for name, value in list(vars(module).items()):
+            where = f"{module_name}.{name}"
+            state[where] = value
+            if isinstance(value, type) and value.__module__ == module_name:
+                for attribute, member in list(vars(value).items()):
+                    state[f"{where}.{attribute}"] = member
+                    state.update(function_parts(f"{where}.{attribute}", member))
+            state.update(function_parts(where, value))
+    return state
+
+
+def function_parts(where: str, value: object) -> dict[str, object]:
+    """A function's code, defaults and keyword defaults, which can be swapped in place."""
+    if not isinstance(value, types.FunctionType):
+        return {}
+    return {
+        f"{where}.__code__": value.__code__,
+        f"{where}.__defaults__": value.__defaults__,
+        f"{where}.__kwdefaults__": value.__kwdefaults__,
+    }
+
+
 def snapshot() -> dict[str, Original]:
     """The kit as it is now: each object and its code, kept alive so ids cannot be reused."""
-    return {name: (obj, getattr(obj, "__code__", None)) for name, obj in kit().items()}
+    found = {name: (obj, getattr(obj, "__code__", None)) for name, obj in kit().items()}
+    found |= {f"state:{name}": (obj, None) for name, obj in kit_state().items()}
+    return found
 
 
 def replaced(before: dict[str, Original]) -> list[str]:
-    """The names whose object or code is no longer the one noted before the tree was imported."""
+    """The names whose object or code is no longer the one noted before the tree was imported.
+
+    A name that appears later counts too, except a module's own dunder names
+    (Python adds some, such as __warningregistry__) and submodules imported later.
+    """
     now = snapshot()
-    return sorted(
-        name
+    changed = {
+        name.removeprefix("state:")
         for name in before.keys() | now.keys()
-        if name not in before
-        or name not in now
-        or now[name][0] is not before[name][0]
-        or now[name][1] is not before[name][1]
+        if (name not in before and not harmless(name, now[name][0]))
+        or (
+            name in before
+            and (
+                name not in now
+                or now[name][0] is not before[name][0]
+                or now[name][1] is not before[name][1]
+            )
+        )
+    }
+    return sorted(changed)
+
+
+def harmless(name: str, value: object) -> bool:
+    """A name added to a kit module by Python itself rather than by a learner."""
+    last = name.rsplit(".", 1)[-1]
+    if isinstance(value, types.ModuleType):
+        return True
+    return last in ("__warningregistry__", "__annotations__") or (
+        last.startswith("__") and last.endswith("__") and name.count(".") <= 2
     )
 
 

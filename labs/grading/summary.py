@@ -1,11 +1,18 @@
-"""A class's grades as a terminal table, a CSV file and a Markdown file."""
+"""A class's grades as a terminal table, a CSV file and a Markdown file.
+
+Names and notes come from learners (a folder name, an exception's text), so
+every cell is cleaned of control characters and terminal escapes first: a
+note cannot move the cursor, rewrite a row or hide in a CSV cell.
+"""
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
 
+from ..untrusted import clean_text
 from .criteria import CRITERIA, Criterion, Grade
+from .notes import needs_review
 
 SHORT = {"typecheck": "types", "migration": "migr"}
 
@@ -35,9 +42,16 @@ def cell(grade: Grade, criterion: Criterion) -> str:
 def rows(grades: list[Grade]) -> tuple[list[str], list[list[str]]]:
     """The summary as a header and one row per submission."""
     shown = columns(grades)
-    header = ["submission", "score", "max", *(heading(c) for c in shown), "note"]
+    header = ["submission", "score", "max", *(heading(c) for c in shown), "review", "note"]
     body = [
-        [g.submission, str(g.score), str(g.max_score), *(cell(g, c) for c in shown), g.note]
+        [
+            clean_text(g.submission),
+            str(g.score),
+            str(g.max_score),
+            *(cell(g, c) for c in shown),
+            "needs review" if needs_review(g) else "",
+            clean_text(g.note),
+        ]
         for g in grades
     ]
     return header, body
@@ -72,7 +86,9 @@ def write_markdown(grades: list[Grade], path: Path) -> None:
     marks = {"pass": "✅", "fail": "❌", "skip": "–"}
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in body:
-        values = [*r[:3], *(marks.get(v, v) for v in r[3:-1]), r[-1].replace("|", "\\|")]
+        values = [
+            v.replace("|", "\\|") for v in [*r[:3], *(marks.get(v, v) for v in r[3:-1]), r[-1]]
+        ]
         lines.append("| " + " | ".join(values) + " |")
     legend = ", ".join(f"{heading(c)} = {c.title}" for c in columns(grades))
     path.write_text(

@@ -1,6 +1,9 @@
 """The gateway as a WSGI application for a production server.
 
-    DATABASE_URL=postgresql://... gunicorn -k gthread --threads 8 <tree>.gateway.wsgi:app
+    DATABASE_URL=postgresql://... gunicorn -c deploy/gunicorn.conf.py <tree>.gateway.wsgi:app
+
+always behind nginx (deploy/nginx/), which reads each request whole, so that
+clients sending slowly cannot hold gunicorn's threads (README.md, "In production").
 
 Each server process imports this module on its own and so builds its own store
 (its own connection pool): processes share nothing but the database.

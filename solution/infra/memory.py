@@ -2,7 +2,9 @@
 
 Not a stub: the unique key, the unique (run_id, seq), the foreign keys and
 compare-and-set status changes are all checked here, because the gateway
-serves requests on several threads at once.
+serves requests on several threads at once. Each unique rule has an index,
+a dict keyed like the database's constraint, so checking it is one lookup
+however many rows there are, never a scan under the lock.
 """
 
 from __future__ import annotations
@@ -28,7 +30,13 @@ class MemoryStore:
         self._lock = threading.Lock()
         self._sessions: dict[str, ChatSession] = {}
         self._runs: dict[str, Run] = {}
-        self._messages: list[Message] = []
+        self._pending: dict[str, None] = {}  # ids of the pending runs (a set, in order)
+        self._messages: dict[str | None, list[Message]] = {}  # by run_id, as written
+        # The indexes. Like a database's, they let a rule be checked by one lookup.
+        # idempotency_key -> the ids of the runs holding it (one, once the key is unique):
+        self._runs_by_key: dict[str, list[str]] = {}
+        # (run_id, seq) -> the id of the first message stored at that position:
+        self._message_at: dict[tuple[str, int], str] = {}
 
     def ping(self) -> None:
         """Always ready: there is no database to lose."""
@@ -47,21 +55,26 @@ class MemoryStore:
 
     def create_run(self, session_id: str, input: str, idempotency_key: str) -> RunCreated:
         """Insert a pending run unless the key is taken; return the run either way."""
+        run = Run(
+            id=new_id(),
+            session_id=session_id,
+            status=RunStatus.PENDING,
+            idempotency_key=idempotency_key,
+            input=input,
+        )
+        # Looking the key up and inserting happen under one lock: two requests
+        # with the same key cannot both find it free.
         with self._lock:
             self._session(session_id)  # foreign key: no run without its session
-            # SOLUTION(check 3): keep idempotency_key unique: return the run that holds it.
-            for existing in self._runs.values():
-                if existing.idempotency_key == idempotency_key:
-                    return RunCreated(run=existing.model_copy(), created=False)
+            # SOLUTION(check 3): keep idempotency_key unique: return the run that already holds it.
+            # One lookup in the index self._runs_by_key says whether the key is taken.
+            if idempotency_key in self._runs_by_key:
+                holder = self._runs[self._runs_by_key[idempotency_key][0]]
+                return RunCreated(run=holder.model_copy(), created=False)
             # END(check 3)
-            run = Run(
-                id=new_id(),
-                session_id=session_id,
-                status=RunStatus.PENDING,
-                idempotency_key=idempotency_key,
-                input=input,
-            )
             self._runs[run.id] = run
+            self._runs_by_key.setdefault(idempotency_key, []).append(run.id)
+            self._pending[run.id] = None
             return RunCreated(run=run.model_copy(), created=True)
 
     def get_run(self, run_id: str) -> Run:
@@ -72,7 +85,7 @@ class MemoryStore:
     def count_runs_with_key(self, idempotency_key: str) -> int:
         """Count the runs holding this idempotency key."""
         with self._lock:
-            return sum(1 for run in self._runs.values() if run.idempotency_key == idempotency_key)
+            return len(self._runs_by_key.get(idempotency_key, []))
 
     def transition(self, run_id: str, expected: RunStatus, target: RunStatus) -> Run:
         """Compare-and-set: move the run only if the allowlist and its status agree."""
@@ -83,44 +96,46 @@ class MemoryStore:
                 raise TransitionConflictError(run_id, expected, run.status)
             run.status = target
             run.updated_at = utc_now()
+            self._pending.pop(run_id, None)
+            if target == RunStatus.PENDING:
+                self._pending[run_id] = None
             return run.model_copy()
 
     def append_message(
         self, session_id: str, run_id: str | None, role: str, content: str, seq: int
     ) -> Message:
         """Insert a message at seq, or raise DuplicateMessageError."""
+        message = Message(
+            id=new_id(), session_id=session_id, run_id=run_id, role=role, content=content, seq=seq
+        )
         with self._lock:
             self._session(session_id)
             if run_id is not None:
                 self._run(run_id)
-            # SOLUTION(check 5): keep (run_id, seq) unique: refuse a second message there.
-            if run_id is not None and any(
-                m.run_id == run_id and m.seq == seq for m in self._messages
-            ):
+            # SOLUTION(check 5): keep (run_id, seq) unique: refuse a second message at that seq.
+            # One lookup in the index self._message_at says whether (run_id, seq) is taken;
+            # if it is, raise DuplicateMessageError(run_id, seq).
+            if run_id is not None and (run_id, seq) in self._message_at:
                 raise DuplicateMessageError(run_id, seq)
             # END(check 5)
-            message = Message(
-                id=new_id(),
-                session_id=session_id,
-                run_id=run_id,
-                role=role,
-                content=content,
-                seq=seq,
-            )
-            self._messages.append(message)
+            self._messages.setdefault(run_id, []).append(message)
+            if run_id is not None:
+                self._message_at.setdefault((run_id, seq), message.id)
             return message.model_copy()
 
     def messages_for_run(self, run_id: str) -> list[Message]:
         """Return copies of the run's messages ordered by seq."""
         with self._lock:
-            found = [m.model_copy() for m in self._messages if m.run_id == run_id]
+            found = [m.model_copy() for m in self._messages.get(run_id, [])]
         return sorted(found, key=lambda m: m.seq)
 
     def pending_runs(self, limit: int = 100) -> list[Run]:
         """Return up to limit pending runs, oldest first."""
         with self._lock:
-            pending = [r.model_copy() for r in self._runs.values() if r.status == RunStatus.PENDING]
-        return sorted(pending, key=lambda r: (r.created_at, r.id))[:limit]
+            pending = sorted(
+                (self._runs[run_id] for run_id in self._pending), key=lambda r: (r.created_at, r.id)
+            )
+            return [run.model_copy() for run in pending[: max(limit, 0)]]
 
     def _session(self, session_id: str) -> ChatSession:
         try:

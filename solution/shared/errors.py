@@ -37,10 +37,16 @@ class MissingConstraintError(LabError):
 
 
 class StoreUnavailableError(LabError):
-    """The store cannot serve right now (database down, schema missing)."""
+    """The store cannot serve right now (database down, schema missing).
 
-    def __init__(self, reason: str) -> None:
+    reason tells the whole story (which server, what the driver said), for the
+    log and the learner's terminal; kind is its class, such as "database
+    unreachable" or "schema missing", which is all an HTTP client is told.
+    """
+
+    def __init__(self, reason: str, kind: str = "store unavailable") -> None:
         self.reason = reason
+        self.kind = kind
         super().__init__(reason)
 
 

@@ -54,7 +54,10 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(StoreUnavailableError)
     def store_unavailable(error: StoreUnavailableError) -> Response:
-        response = error_response(503, "store_unavailable", error.reason)
+        # The client learns the class of the problem; the log keeps which server and why.
+        app.logger.warning("store unavailable: %s", error.reason)
+        message = f"the store cannot serve requests right now ({error.kind})"
+        response = error_response(503, "store_unavailable", message, reason=error.kind)
         response.headers["Retry-After"] = "1"
         return response
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from ..infra.store import Store
 from ..shared.errors import IdempotencyConflictError, StoreUnavailableError
@@ -81,7 +81,10 @@ def probes_blueprint(store: Store) -> Blueprint:
         try:
             store.ping()
         except StoreUnavailableError as error:
-            return jsonify({"status": "unavailable", "reason": error.reason}), 503
+            # The details (host, port, user, the driver's words) go to the log, not
+            # to whoever asked: the answer names only the class of the problem.
+            current_app.logger.warning("not ready: %s", error.reason)
+            return jsonify({"status": "unavailable", "reason": error.kind}), 503
         return jsonify({"status": "ready"}), 200
 
     return bp

@@ -66,7 +66,9 @@ class SqlStore:
         with self._db.connection() as connection:
             missing = connection.execute(find_missing, {"tables": list(TABLES)}).scalars().all()
         if missing:
-            raise StoreUnavailableError(missing_tables(self.schema, list(missing)))
+            raise StoreUnavailableError(
+                missing_tables(self.schema, list(missing)), kind="schema missing"
+            )
 
     def create_session(self, user_id: str, title: str) -> ChatSession:
         """Insert a new session and return it."""

@@ -60,7 +60,9 @@ def psycopg2_url(url: str) -> str:
 def where(url: str) -> str:
     """host:port/database of a URL, for messages (never the password)."""
     parsed = make_url(url)
-    return f"{parsed.host or 'localhost'}:{parsed.port or 5432}/{parsed.database or ''}"
+    host = parsed.host or parsed.query.get("host") or "localhost"  # ?host=/dir: a socket
+    port = parsed.port or parsed.query.get("port") or 5432
+    return f"{host}:{port}/{parsed.database or ''}"
 
 
 def refuse_run(session_id: str) -> Refusal:
@@ -92,7 +94,9 @@ def translated(error: Exception, refuse: Refusal, schema: str, address: str) -> 
     if isinstance(error, ValueError):
         return InvalidValueError(f"the database cannot store this value: {error}")
     if isinstance(error, PoolTimeoutError):
-        return StoreUnavailableError("every database connection is busy: try again shortly")
+        return StoreUnavailableError(
+            "every database connection is busy: try again shortly", kind="connections busy"
+        )
     # SQLAlchemy wraps the driver's exception; the hot path meets the driver's own.
     driver_error = error.orig if isinstance(error, DBAPIError) else error
     code = getattr(driver_error, "pgcode", None)
@@ -102,15 +106,19 @@ def translated(error: Exception, refuse: Refusal, schema: str, address: str) -> 
     if refusal is not None:
         return refusal
     if code in MISSING_TABLE:
-        return StoreUnavailableError(missing_tables(schema, list(TABLES)))
+        return StoreUnavailableError(missing_tables(schema, list(TABLES)), kind="schema missing")
     detail = str(driver_error or error).strip().splitlines()
     reason = detail[0] if detail else type(error).__name__
     if code is not None and code.startswith(DATA_EXCEPTION):
         return InvalidValueError(f"the database cannot store this value: {reason}")
     lost = (OperationalError, psycopg2.OperationalError, psycopg2.InterfaceError)
     if isinstance(error, lost) or getattr(error, "connection_invalidated", False):
-        return StoreUnavailableError(f"cannot reach the database at {address}: {reason}")
-    return StoreUnavailableError(f"the database refused the operation: {reason}")
+        return StoreUnavailableError(
+            f"cannot reach the database at {address}: {reason}", kind="database unreachable"
+        )
+    return StoreUnavailableError(
+        f"the database refused the operation: {reason}", kind="database error"
+    )
 
 
 def missing_tables(schema: str, missing: list[str]) -> str:

@@ -75,3 +75,12 @@ def test_the_check_command_reports_a_missing_tree(tmp_path: Path) -> None:
     """The command prints the same reason and fails."""
     done = check_command("--tree", str(tmp_path / "nowhere"))
     assert done.returncode == 1 and "does not exist" in done.stdout
+
+
+@pytest.mark.parametrize("limit", ["0", "-3"])
+def test_a_check_timeout_that_is_not_positive_is_refused(
+    limit: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--check-timeout 0 exits 2 saying it must be above 0, before running anything."""
+    assert main(["check", "--tree", "solution", "--check-timeout", limit]) == 2
+    assert "--check-timeout must be a number of seconds above 0" in capsys.readouterr().err

@@ -26,3 +26,42 @@ def test_many_threads_inserting_one_key_leave_one_row() -> None:
     assert len({o.run.id for o in outcomes}) == 1
     assert sum(o.created for o in outcomes) == 1
     assert store.count_runs_with_key("k1") == 1
+
+
+def test_the_starters_naive_regions_still_store_duplicates_and_the_indexes_count_them() -> None:
+    """As shipped, a second run for a key and a second message at a seq are stored, and counted."""
+    from starter.infra import MemoryStore as StarterStore
+
+    store = StarterStore()
+    session = store.create_session("ada", "t")
+    first = store.create_run(session.id, "hi", "k1").run
+    second = store.create_run(session.id, "hi", "k1").run
+    assert first.id != second.id and store.count_runs_with_key("k1") == 2
+    store.append_message(session.id, first.id, "user", "one", 0)
+    store.append_message(session.id, first.id, "user", "two", 0)
+    assert [m.content for m in store.messages_for_run(first.id)] == ["one", "two"]
+
+
+def test_each_run_reads_back_only_its_own_messages_in_seq_order() -> None:
+    """messages_for_run looks at one run's messages, whatever the others hold."""
+    store = MemoryStore()
+    session = store.create_session("ada", "t")
+    runs = [store.create_run(session.id, "hi", f"k{n}").run for n in range(3)]
+    for seq in (2, 0, 1):
+        for run in runs:
+            store.append_message(session.id, run.id, "user", f"{run.id}:{seq}", seq)
+    for run in runs:
+        read = store.messages_for_run(run.id)
+        assert [m.seq for m in read] == [0, 1, 2]
+        assert all(m.run_id == run.id for m in read)
+
+
+def test_pending_runs_forget_a_run_once_it_moves_and_respect_the_limit() -> None:
+    """A claimed run leaves the pending list; the oldest pending runs come first."""
+    store = MemoryStore()
+    session = store.create_session("ada", "t")
+    runs = [store.create_run(session.id, "hi", f"k{n}").run for n in range(4)]
+    store.transition(runs[1].id, RunStatus.PENDING, RunStatus.RUNNING)
+    assert [r.id for r in store.pending_runs(10)] == [runs[0].id, runs[2].id, runs[3].id]
+    assert [r.id for r in store.pending_runs(2)] == [runs[0].id, runs[2].id]
+    assert store.pending_runs(0) == []

@@ -133,7 +133,8 @@ def test_trace_shows_the_replayed_duplicate_of_check_3() -> None:
     lines = [" ".join(line.split()) for line in result.stdout.splitlines()]
     posts = [line for line in lines if line.startswith("client -> gateway POST /chat")]
     replays = [line for line in lines if line.startswith("gateway --> client [replay] 202")]
-    assert len(posts) == 2 and len(replays) == 1
+    bodies = [line.partition("POST /chat ")[2] for line in posts]
+    assert len(posts) == 3 and bodies[0] == bodies[1] != bodies[2] and len(replays) == 1
     assert any(line.startswith("store --> gateway [replay]") for line in lines)
     assert result.stdout.splitlines()[-1] == "1 passed, 0 failed"
 

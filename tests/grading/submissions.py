@@ -116,3 +116,108 @@ def not_a_zip(archive: Path) -> Path:
     """A file named .zip that is not one (an upload cut short)."""
     archive.write_bytes(b"PK\x03\x04 this upload was cut short")
     return archive
+
+
+# The attacks of a hostile learner, each written inside a TODO region so that only grading
+# (not the list of edits outside the regions) can stop it.
+
+
+def with_region_code(folder: Path, code: str) -> Path:
+    """A starter copy running code at import, from inside check 4's module-level region."""
+    tree = starter_copy(folder)
+    states = tree / "shared" / "states.py"
+    text = states.read_text(encoding="utf-8")
+    assert "\n# END(check 4)" in text
+    states.write_text(text.replace("\n# END(check 4)", "\n" + code + "\n# END(check 4)"), "utf-8")
+    return folder
+
+
+FORGED_EVENTS = """
+import json as _json, os as _os, sys as _sys
+_lines = [{"event": "imported"}]
+for _n in range(1, 7):
+    _lines += [{"event": "started", "check": _n},
+               {"event": "result", "check": _n, "test": {"status": "pass", "message": None}}]
+_text = "".join(_json.dumps(_line) + "\\n" for _line in _lines).encode()
+for _arg in _sys.argv[1:]:
+    if _arg.endswith(".jsonl"):
+        with open(_arg, "ab") as _forged:
+            _forged.write(_text)
+for _fd in range(3, 32):
+    try:
+        _os.write(_fd, _text)
+    except OSError:
+        pass
+_os._exit(0)
+"""
+
+KIT_CLASS_PATCH = """
+import labs.runner as _kit
+_kit.CheckResult.passed = property(lambda self: True, lambda self, value: None)
+"""
+
+STDERR_FLOOD = """
+import sys as _sys
+for _ in range(100):
+    _sys.stderr.write("\\x1b[31m" + "x" * 1_000_000)
+"""
+
+
+def escaping_daemon(heartbeat: Path) -> str:
+    """Code that leaves a daemon behind (double fork, setsid) and then hangs the import.
+
+    The daemon outlives the probe's timeout if it can, and tries to wreck every
+    other submission it can reach: their events, their trees, their folders.
+    """
+    return f"""
+import glob as _glob, os as _os, time as _time
+if _os.fork() == 0:
+    _os.setsid()
+    if _os.fork() == 0:
+        _bad = '{{"event": "import-failed", "error": "SyntaxError: planted"}}\\n'
+        while True:
+            for _path in _glob.glob("/tmp/lab-*/**/*", recursive=True):
+                try:
+                    if _path.endswith(".jsonl"):
+                        open(_path, "a").write(_bad)
+                    elif _path.endswith(".py"):
+                        open(_path, "w").write("raise SyntaxError('planted')\\n")
+                except OSError:
+                    pass
+            open({str(heartbeat)!r}, "w").write(str(_time.time()))
+            _time.sleep(0.1)
+    _os._exit(0)
+while True:
+    pass
+"""
+
+
+def with_ansi_exception(folder: Path) -> Path:
+    """A starter copy whose key function raises an error full of terminal escapes."""
+    tree = starter_copy(folder)
+    escapes = r"\\x1b[2K\\r\\x1b[1Aada  110  110  ok ok ok\\x07\\x1b]0;pwned\\x07"
+    replace_in(
+        tree / "shared" / "keys.py",
+        r"(# TODO\(check 3\)[^\n]*\n)",
+        r"\1    raise ValueError(" + f'"{escapes}"' + ")\n",
+    )
+    return folder
+
+
+def with_links_to_dev_zero(folder: Path) -> Path:
+    """A starter copy with links to /dev/zero beside and inside the tree."""
+    tree = starter_copy(folder)
+    (folder / "zero").symlink_to("/dev/zero")
+    (tree / "shared" / "zero.py").symlink_to("/dev/zero")
+    return folder
+
+
+def zip_bomb(archive: Path, size: int) -> Path:
+    """A zip of a starter copy and one entry of `size` zero bytes, a few hundred KB packed."""
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as out:
+        out.writestr("starter/__init__.py", "")
+        with out.open("starter/zeros.bin", "w", force_zip64=True) as entry:
+            block = b"\0" * (1024 * 1024)
+            for _ in range(size // len(block) + 1):
+                entry.write(block)
+    return archive

@@ -94,7 +94,17 @@ def test_the_grade_command_prints_a_row_each_and_writes_csv_and_markdown(
     """python -m labs grade exits 0 with one row per submission, even with broken ones."""
     sources = [str(batch_folder / name) for name in ("ben", "dev", "hal.zip")]
     result = subprocess.run(
-        [sys.executable, "-m", "labs", "grade", "--out", str(tmp_path), "--timeout", "3", *sources],
+        [
+            sys.executable,
+            "-m",
+            "labs",
+            "grade",
+            "--out",
+            str(tmp_path),
+            "--timeout",
+            "10",
+            *sources,
+        ],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import csv
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from labs.grading.criteria import Grade
 from labs.grading.edits import edits_outside_regions
-from labs.grading.grader import Grader
+from labs.grading.grader import Grader, typecheck_trees
 from labs.grading.isolate import check_outcomes
+from labs.grading.notes import NEEDS_REVIEW, needs_review
 from labs.grading.results import results_json
-from labs.trees import REPO_ROOT
+from labs.grading.summary import table_lines, write_csv
+from labs.regions import copy_tree, regions_in
+from labs.trees import REPO_ROOT, tree_root
 from tests.grading import submissions as make
 
 # What a learner could put in the tree's __init__.py to pass every check without solving any.
@@ -119,3 +124,71 @@ def test_a_submission_without_a_migration_says_why_postgres_failed(
     assert reason in row
     assert "1 with problems" in done.stdout
     assert reason in (out / "grades.md").read_text(encoding="utf-8")
+
+
+def test_an_edit_outside_the_regions_cannot_raise_the_score(tmp_path: Path) -> None:
+    """Check 4 solved below its region, not in it: not scored, and the grade needs review."""
+    tree = make.starter_copy(tmp_path / "sly")
+    solved = next(r for r in regions_in(tree_root("solution")) if r.check == 4)
+    append_to(tree / "shared" / "states.py", "\n".join(solved.body_lines) + "\n")
+    assert check_outcomes(tree, timeout=20.0)[4].status == "pass"  # the edit works as handed in
+    grade = Grader(tree, timeout=20.0).grade("sly")
+    assert grade.outcomes["memory-4"].status == "fail"
+    assert needs_review(grade)
+    assert "memory-4" in grade.note
+
+
+def test_an_import_written_above_a_region_costs_nothing(tmp_path: Path) -> None:
+    """A solved tree whose region uses a module imported at the top keeps all six passes."""
+    tree = make.fixed(tmp_path / "tidy") / "starter"
+    make.replace_in(tree / "shared" / "keys.py", r"(import time\n)", r"\1import string\n")
+    make.replace_in(
+        tree / "shared" / "keys.py",
+        r"(    # TODO\(check 3\)[^\n]*\n)",
+        r"\1    assert string.ascii_letters  # needs the import above\n",
+    )
+    grade = Grader(tree, timeout=20.0).grade("tidy")
+    memory = {grade.outcomes[f"memory-{n}"].status for n in range(1, 7)}
+    assert memory == {"pass"}
+    assert not needs_review(grade)
+    assert grade.outside_regions  # still listed, for a look
+
+
+def test_a_grade_that_needs_review_says_so_in_its_own_column(tmp_path: Path) -> None:
+    """The table and the CSV carry "needs review" in a review column."""
+    grade = Grade("sly", notes=[NEEDS_REVIEW + "as handed in it grades differently"])
+    plain = Grade("ada")
+    write_csv([grade, plain], tmp_path / "grades.csv")
+    with (tmp_path / "grades.csv").open(encoding="utf-8") as rows:
+        review = {row["submission"]: row["review"] for row in csv.DictReader(rows)}
+    assert review == {"sly": "needs review", "ada": ""}
+    assert "needs review" in next(line for line in table_lines([grade]) if line.startswith("sly"))
+
+
+def test_one_typecheck_for_a_class_gives_each_tree_its_own_outcome(tmp_path: Path) -> None:
+    """A tree that does not parse stops mypy; the others are still checked, each on its own."""
+    clean = make.fixed(tmp_path / "ada") / "starter"
+    mistyped = make.fixed(tmp_path / "ben") / "starter"
+    make.replace_in(
+        mistyped / "shared" / "keys.py",
+        r"(    # SOLUTION\(check 3\)[^\n]*\n|    # TODO\(check 3\)[^\n]*\n)",
+        r'\1    wrong: int = "text"\n',
+    )
+    broken = make.fixed(tmp_path / "cho") / "starter"
+    make.replace_in(
+        broken / "shared" / "keys.py", r"(    # TODO\(check 3\)[^\n]*\n)", r"\1    if (:\n"
+    )
+    trees = [copy_tree(t, tmp_path / f"graded_{t.parent.name}") for t in (clean, mistyped, broken)]
+    outcomes = typecheck_trees(trees, 300)
+    assert [outcomes[tree].status for tree in trees] == ["pass", "fail", "fail"]
+    assert "keys.py" in outcomes[trees[1]].output
+
+
+def test_a_tree_graded_in_place_is_never_read_through_its_links(tmp_path: Path) -> None:
+    """keys.py linked to the solution's (pytest --lab-tree reads no copy): left out and named."""
+    tree = make.starter_copy(tmp_path / "eve")
+    (tree / "shared" / "keys.py").unlink()
+    (tree / "shared" / "keys.py").symlink_to(tree_root("solution") / "shared" / "keys.py")
+    grade = Grader(tree, timeout=20.0).grade("eve")
+    assert grade.outcomes["memory-3"].status == "fail"
+    assert "shared/keys.py -> " in grade.note

@@ -1,12 +1,18 @@
-"""Reading a learner's migration for the two unique constraints, without running it."""
+"""The migration criterion: one place for the migration, judged from what Postgres reports."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+import psycopg2
 import pytest
 
-from labs.grading.migration import missing_constraints
+from labs.grading.criteria import CRITERIA
+from labs.grading.grader import Grader
+from labs.grading.migration import judge_migration, migration_files, missing_constraints
+from tests.grading import submissions as make
+from tests.grading.mistakes import migrations as variant
 from tests.grading.submissions import MIGRATION
 
 BOTH = ["runs.idempotency_key", "messages (run_id, seq)"]
@@ -42,6 +48,16 @@ def upgrade():
         sa.Index("ix_m", "seq", "run_id", unique=True),
     )
 """
+PARTIAL_INDEXES = """
+def upgrade():
+    op.create_index("ix_runs_key", "runs", ["idempotency_key"], unique=True,
+                    postgresql_where=sa.text("status <> 'cancelled'"))
+    op.create_table(
+        "messages",
+        sa.Column("run_id", sa.Text()),
+        sa.Index("ix_m", "run_id", "seq", unique=True, postgresql_where=sa.text("seq > 0")),
+    )
+"""
 PLAIN_INDEXES = """
 def upgrade():
     op.create_index("ix_runs_key", "runs", ["idempotency_key"])
@@ -66,6 +82,7 @@ def downgrade():
         (UNIQUE_INDEXES, []),
         (INDEX_IN_CREATE_TABLE, []),
         (PLAIN_INDEXES, BOTH),
+        (PARTIAL_INDEXES, BOTH),
         (ONLY_IN_DOWNGRADE, BOTH),
         (
             MIGRATION.replace(
@@ -82,6 +99,7 @@ def downgrade():
         "unique-create-index",
         "unique-index-in-create-table",
         "plain-indexes",
+        "partial-indexes",
         "only-in-downgrade",
         "one-missing",
         "syntax-error",
@@ -94,3 +112,125 @@ def test_the_migration_is_read_for_both_unique_constraints(
     script = tmp_path / "0001_tables.py"
     script.write_text(source, encoding="utf-8")
     assert missing_constraints([script]) == missing
+
+
+BOTH_MISSING = ("runs.idempotency_key", "messages (run_id, seq)")
+
+
+@pytest.mark.parametrize(
+    ("build", "missing"),
+    [
+        (variant.reference, ()),
+        (variant.UNIQUE_INDEXES, ()),
+        (variant.OTHER_ORDER, ()),
+        (variant.ADDED_LATER, ()),
+        (variant.WITHOUT_CONSTRAINTS, BOTH_MISSING),
+        (variant.WITHOUT_MESSAGES_KEY, ("messages (run_id, seq)",)),
+        (variant.PARTIAL_RUNS_INDEX, ("runs.idempotency_key",)),
+        (variant.PARTIAL_MESSAGES_INDEX, ("messages (run_id, seq)",)),
+        (variant.SEQ_ALONE, ("messages (run_id, seq)",)),
+        (variant.SESSION_AND_SEQ, ("messages (run_id, seq)",)),
+        (variant.KEY_AND_SESSION, ("runs.idempotency_key",)),
+        (variant.DEFERRABLE_RUNS_KEY, ("runs.idempotency_key",)),
+        (variant.EXPRESSION_INDEX, ("runs.idempotency_key",)),
+    ],
+    ids=[
+        "reference",
+        "unique-indexes",
+        "columns-in-another-order",
+        "constraints-added-after-the-tables",
+        "no-constraints",
+        "no-messages-key",
+        "partial-unique-index-on-runs",
+        "partial-unique-index-on-messages",
+        "unique-seq-alone",
+        "unique-session-and-seq",
+        "unique-session-and-key",
+        "deferrable-constraint",
+        "unique-expression-index",
+    ],
+)
+def test_the_migration_is_judged_by_what_postgres_reports_after_it_ran(
+    tmp_path: Path, fresh_database: str, build: Callable[[], str], missing: tuple[str, ...]
+) -> None:
+    """Only a plain, immediate uniqueness on exactly the lesson's columns counts."""
+    tree = make.starter_copy(tmp_path / "ada")
+    variant.place(tree, build())
+    outcome = judge_migration(tree, database_url=fresh_database, timeout=60)
+    assert outcome.status == ("fail" if missing else "pass"), outcome.message
+    for label in BOTH_MISSING:
+        assert (label in outcome.message) == (label in missing), outcome.message
+    assert grading_schemas(fresh_database) == []
+
+
+def test_a_partial_index_is_named_with_the_reason_it_does_not_count(
+    tmp_path: Path, fresh_database: str
+) -> None:
+    """The failure names the index Postgres has and why it is not the uniqueness."""
+    tree = make.starter_copy(tmp_path / "ada")
+    variant.place(tree, variant.PARTIAL_RUNS_INDEX())
+    outcome = judge_migration(tree, database_url=fresh_database, timeout=60)
+    assert "runs_key_live is partial (it has a WHERE clause)" in outcome.message
+    assert "WHERE" in outcome.output
+
+
+def test_a_migration_that_fails_to_apply_fails_the_criterion_saying_why(
+    tmp_path: Path, fresh_database: str
+) -> None:
+    """A migration Postgres refuses is a failed criterion with its reason, not a crash."""
+    tree = make.starter_copy(tmp_path / "ada")
+    statement = 'op.execute("ALTER TABLE nowhere ADD x int")'
+    refused = variant.replaced(variant.after_messages(statement))
+    variant.place(tree, refused())
+    outcome = judge_migration(tree, database_url=fresh_database, timeout=60)
+    assert outcome.status == "fail"
+    assert outcome.message.startswith("the migration failed"), outcome.message
+
+
+@pytest.mark.parametrize(
+    "where",
+    [Path("migrations"), Path("migrations") / "versions", Path("..") / "migrations"],
+    ids=["inside-the-tree", "inside-the-tree-versions", "migrations-without-the-tree-folder"],
+)
+def test_a_migration_outside_the_one_folder_is_not_applied_and_the_message_says_where(
+    tmp_path: Path, where: Path
+) -> None:
+    """Only migrations/versions/<tree>/ beside the tree counts; a stray script is named."""
+    tree = make.starter_copy(tmp_path / "ada")
+    stray = variant.place(tree, variant.reference(), (tree / where).resolve())
+    assert migration_files(tree) == []
+    outcome = judge_migration(tree)
+    assert outcome.status == "fail"
+    assert str(stray) in outcome.message
+    assert str(tree.parent / "migrations" / "versions" / "starter") in outcome.message
+
+
+def test_labs_grade_and_pytest_lab_tree_read_the_migration_from_the_same_folder(
+    tmp_path: Path, fresh_database: str
+) -> None:
+    """The Postgres checks and the migration criterion apply the same files, or neither."""
+    tree = make.fixed(tmp_path / "ada") / "starter"
+    variant.place(tree, variant.reference(), tree / "migrations")
+    grader = Grader(tree, timeout=20.0, database_url=fresh_database)
+    migration = grader.outcome(next(c for c in CRITERIA if c.kind == "migration"))
+    checks = grader.outcome(next(c for c in CRITERIA if c.kind == "postgres"))
+    assert migration.status == checks.status == "fail"
+    assert str(tree / "migrations") in migration.message
+    assert str(tree / "migrations") in checks.message
+
+
+def test_without_a_database_the_migration_is_read_and_says_so(tmp_path: Path) -> None:
+    """No DATABASE_URL: the scripts are read, never run, and the outcome says it."""
+    tree = make.starter_copy(tmp_path / "ada")
+    variant.place(tree, variant.PARTIAL_RUNS_INDEX())
+    outcome = judge_migration(tree)
+    assert outcome.status == "fail"
+    assert "runs.idempotency_key" in outcome.message
+    assert outcome.output.startswith("read, not run")
+
+
+def grading_schemas(database_url: str) -> list[str]:
+    """Schemas a grading run made and did not drop."""
+    with psycopg2.connect(database_url) as connection, connection.cursor() as cursor:
+        cursor.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'grade_%'")
+        return [row[0] for row in cursor.fetchall()]

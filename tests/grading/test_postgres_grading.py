@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import psycopg2
@@ -9,6 +10,16 @@ import pytest
 
 from labs.grading.criteria import Outcome
 from labs.grading.grader import Grader
+from labs.grading.on_postgres import (
+    Tenant,
+    as_role,
+    create_tenant,
+    drop_tenant,
+    grading_schema,
+    over_socket,
+)
+from labs.pgcluster import TempCluster
+from labs.sandbox import run_sandboxed
 from labs.trees import REPO_ROOT
 from tests.grading import submissions as make
 
@@ -79,3 +90,77 @@ def test_without_a_migration_that_applies_every_postgres_check_fails_saying_why(
     expected = "no migration" if broken == "missing" else "half-written migration"
     assert all(expected in o.message for o in outcomes.values())
     assert grading_schemas(fresh_database) == []
+
+
+def grading_roles(database_url: str) -> list[str]:
+    """Roles a grading run made and did not drop."""
+    with psycopg2.connect(database_url) as connection, connection.cursor() as cursor:
+        cursor.execute("SELECT rolname FROM pg_roles WHERE rolname LIKE 'grade_%'")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def refused(url: str, statement: str) -> bool:
+    """Whether Postgres refuses the statement for the role url logs in as."""
+    connection = psycopg2.connect(url)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(statement)
+        connection.commit()
+    except psycopg2.errors.InsufficientPrivilege:
+        return True
+    finally:
+        connection.close()
+    return False
+
+
+def test_a_submissions_role_reaches_only_its_own_schema(fresh_database: str) -> None:
+    """Its own schema is its to use; the solution's, another submission's and public's are not."""
+    with psycopg2.connect(fresh_database) as connection, connection.cursor() as cursor:
+        cursor.execute("CREATE SCHEMA solution; CREATE TABLE solution.runs (id int)")
+        cursor.execute("CREATE TABLE public.grades (score int)")
+    mine, theirs = (
+        Tenant(name, as_role(fresh_database, name, "pw"))
+        for name in (grading_schema(Path("ada")), grading_schema(Path("ben")))
+    )
+    for tenant in (mine, theirs):
+        create_tenant(fresh_database, tenant)
+    try:
+        assert not refused(mine.url, "CREATE TABLE runs (id int); INSERT INTO runs VALUES (1)")
+        assert not refused(theirs.url, "CREATE TABLE runs (id int)")
+        assert refused(mine.url, "SELECT * FROM solution.runs")
+        assert refused(mine.url, f'SELECT * FROM "{theirs.schema}".runs')
+        assert refused(mine.url, f'CREATE TABLE "{theirs.schema}".planted (id int)')
+        assert refused(mine.url, "SELECT * FROM public.grades")
+        assert refused(mine.url, "CREATE ROLE sidekick")
+    finally:
+        for tenant in (mine, theirs):
+            drop_tenant(fresh_database, tenant.schema)
+    assert grading_roles(fresh_database) == []
+    assert grading_schemas(fresh_database) == []
+
+
+def test_grading_on_postgres_leaves_no_role_behind(tmp_path: Path, fresh_database: str) -> None:
+    """The role a submission was graded as is dropped with its schema."""
+    tree = make.starter_copy(tmp_path / "ben")
+    with_real_migration(tree, constraints=False)
+    postgres_outcomes(tree, fresh_database)
+    assert grading_roles(fresh_database) == []
+
+
+def test_a_sandbox_without_network_reaches_its_schema_over_the_socket(
+    pg_cluster: TempCluster, fresh_database: str
+) -> None:
+    """With a socket folder others may enter, the role logs in through it from a netless sandbox."""
+    pg_cluster.root.chmod(0o711)  # enter, not list: the data folder inside stays private
+    schema = grading_schema(Path("ada"))
+    tenant = Tenant(schema, as_role(fresh_database, schema, "pw"))
+    create_tenant(fresh_database, tenant)
+    try:
+        url = over_socket(fresh_database, tenant.url)
+        assert url is not None and "host=%2F" in url
+        code = "import os, psycopg2; c = psycopg2.connect(os.environ['URL']); "
+        code += "k = c.cursor(); k.execute('SELECT current_user'); print(k.fetchone()[0])"
+        done = run_sandboxed([sys.executable, "-c", code], timeout=60, env={"URL": url})
+        assert done.stdout.strip() == tenant.schema, done.stderr
+    finally:
+        drop_tenant(fresh_database, tenant.schema)

@@ -1,16 +1,24 @@
-"""docker-compose.yml, checked by parsing (CI has no Docker engine) against README and Alembic."""
+"""docker-compose.yml, checked by parsing (CI has no Docker engine) against README and Alembic;
+its Postgres init script, run against a real throwaway cluster."""
 
 from __future__ import annotations
 
 import configparser
+import os
 import re
+import runpy
+import subprocess
 from typing import Any
 
+import psycopg2
+import psycopg2.errors
 import pytest
 import yaml
 from sqlalchemy.engine import make_url
 
+from labs.pgcluster import Autocommit
 from labs.trees import REPO_ROOT
+from tests.support.pgcluster import TempCluster
 
 APP_SERVICES = ("gateway", "worker", "dashboard")
 
@@ -27,16 +35,37 @@ def compose() -> dict[str, Any]:
     return parsed
 
 
-def test_postgres_is_pgvector_16_with_the_koda_credentials_on_5508(compose: dict[str, Any]) -> None:
-    """The database service matches what the README tells learners to connect to."""
+def test_postgres_is_pgvector_16_with_the_koda_role_on_loopback_5508(
+    compose: dict[str, Any],
+) -> None:
+    """The database service matches the README: koda/koda on localhost:5508, this machine only."""
     postgres = compose["services"]["postgres"]
     assert postgres["image"] == "pgvector/pgvector:pg16"
-    assert postgres["environment"] == {
-        "POSTGRES_USER": "koda",
-        "POSTGRES_PASSWORD": "koda",
-        "POSTGRES_DB": "koda",
-    }
-    assert postgres["ports"] == ["5508:5432"]
+    environment = postgres["environment"]
+    assert environment["POSTGRES_DB"] == "koda" and environment["KODA_PASSWORD"] == "koda"
+    assert postgres["ports"] == ["127.0.0.1:5508:5432"]
+
+
+def test_the_app_role_is_not_the_superuser_and_has_a_password_of_its_own(
+    compose: dict[str, Any],
+) -> None:
+    """The image's superuser is someone else; the init script makes koda, with its own password."""
+    postgres = compose["services"]["postgres"]
+    environment = postgres["environment"]
+    assert environment["POSTGRES_USER"] != "koda"
+    assert with_defaults(environment["POSTGRES_PASSWORD"]) != environment["KODA_PASSWORD"]
+    init = [v for v in postgres["volumes"] if "/docker-entrypoint-initdb.d/" in v]
+    assert [v.split(":")[0] for v in init] == ["./deploy/postgres-init.sh"]
+    assert init[0].endswith(":ro")
+
+
+@pytest.mark.parametrize("service", ("postgres", "proxy", "dashboard"))
+def test_every_published_port_is_bound_to_loopback(compose: dict[str, Any], service: str) -> None:
+    """Nothing is published on every interface: each port mapping starts with 127.0.0.1."""
+    for mapping in compose["services"][service]["ports"]:
+        assert str(mapping).startswith("127.0.0.1:"), mapping
+    published = {s for s, spec in compose["services"].items() if spec.get("ports")}
+    assert published == {"postgres", "proxy", "dashboard"}
 
 
 def test_postgres_has_the_pg_isready_healthcheck_and_a_named_volume(
@@ -47,9 +76,8 @@ def test_postgres_has_the_pg_isready_healthcheck_and_a_named_volume(
     check = postgres["healthcheck"]
     assert "pg_isready" in " ".join(check["test"])
     assert (check["interval"], check["timeout"], check["retries"]) == ("2s", "3s", 15)
-    (volume,) = postgres["volumes"]
-    name, _, target = volume.partition(":")
-    assert name in compose["volumes"] and target == "/var/lib/postgresql/data"
+    data = [v for v in postgres["volumes"] if v.endswith(":/var/lib/postgresql/data")]
+    assert [v.partition(":")[0] in compose["volumes"] for v in data] == [True]
 
 
 def test_migrate_runs_alembic_once_for_a_tree_that_has_a_migration(compose: dict[str, Any]) -> None:
@@ -99,10 +127,28 @@ def test_the_commands_name_modules_that_exist(compose: dict[str, Any]) -> None:
         module = with_defaults(services[service]["command"][2])
         assert (REPO_ROOT / module.replace(".", "/") / "__main__.py").is_file(), module
     gateway = [with_defaults(word) for word in services["gateway"]["command"]]
-    assert gateway[0] == "gunicorn" and "0.0.0.0:3000" in gateway
+    assert gateway[0] == "gunicorn"
+    assert (REPO_ROOT / gateway[gateway.index("--config") + 1]).is_file()
     module, _, attribute = gateway[-1].partition(":")
     assert (REPO_ROOT / module.replace(".", "/")).with_suffix(".py").is_file()
     assert attribute == "app"
+
+
+def test_nginx_stands_in_front_of_the_gateway_on_its_port(compose: dict[str, Any]) -> None:
+    """The proxy renders the shipped template, points at gunicorn's bind, and is the one way in."""
+    gateway, proxy = compose["services"]["gateway"], compose["services"]["proxy"]
+    command = gateway["command"]
+    bind = command[command.index("--bind") + 1]
+    assert "ports" not in gateway and gateway["expose"] == [bind.rpartition(":")[2]]
+    assert proxy["image"].startswith("nginx:")
+    environment = proxy["environment"]
+    assert environment["GATEWAY_UPSTREAM"] == f"gateway:{bind.rpartition(':')[2]}"
+    (template,) = proxy["volumes"]
+    source, target, _ = template.split(":")
+    assert (REPO_ROOT / source).is_file() and target.startswith("/etc/nginx/templates/")
+    text = (REPO_ROOT / source).read_text()
+    assert "${GATEWAY_UPSTREAM}" in text and "${NGINX_LISTEN}" in text
+    assert proxy["ports"] == [f"127.0.0.1:3000:{environment['NGINX_LISTEN']}"]
 
 
 @pytest.mark.parametrize("service", ("migrate", *APP_SERVICES))
@@ -137,3 +183,56 @@ def test_alembic_ini_points_at_the_one_environment() -> None:
         "starter",
         "solution",
     }
+
+
+def test_the_init_script_makes_koda_an_owner_that_cannot_run_programs(
+    own_cluster: TempCluster,
+) -> None:
+    """deploy/postgres-init.sh as the image runs it: koda owns koda; no superuser over TCP."""
+    own_cluster.create_database("koda")
+    environment = {
+        "PATH": f"{own_cluster.bindir}:{os.environ['PATH']}",
+        "POSTGRES_USER": "postgres",
+        "POSTGRES_DB": "koda",
+        "KODA_PASSWORD": "koda",
+        "PGDATA": str(own_cluster.datadir),
+        "PGHOST": str(own_cluster.socket_dir),
+        "PGPORT": str(own_cluster.port),
+    }
+    script = ["sh", str(REPO_ROOT / "deploy" / "postgres-init.sh")]
+    if os.geteuid() == 0:  # the image runs the script as the cluster's own user
+        script = ["runuser", "-u", "postgres", "--", *script]
+    subprocess.run(script, env=environment, check=True, capture_output=True, timeout=60)
+    with Autocommit(own_cluster.url("koda")) as cursor:
+        cursor.execute("SELECT pg_reload_conf()")
+        cursor.execute("SELECT rolsuper, rolcreatedb FROM pg_roles WHERE rolname = 'koda'")
+        assert cursor.fetchone() == (False, True)
+        cursor.execute("SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = 'koda'")
+        assert cursor.fetchone() == ("koda",)
+        cursor.execute(
+            "SELECT type, database, user_name, address, auth_method, error "
+            "FROM pg_hba_file_rules ORDER BY line_number LIMIT 1"
+        )
+        assert cursor.fetchone() == ("host", ["all"], ["postgres"], "all", "reject", None)
+    koda = own_cluster.url("koda").replace("postgres@", "koda@")
+    with Autocommit(koda) as cursor:
+        cursor.execute("CREATE SCHEMA solution")  # what the migration needs, it may do
+        cursor.execute("CREATE TABLE solution.t (line text)")
+        with pytest.raises(psycopg2.errors.InsufficientPrivilege):
+            cursor.execute("COPY solution.t FROM PROGRAM 'id'")
+
+
+def test_the_readme_production_steps_use_the_shipped_files_and_their_variables() -> None:
+    """README's "In production" renders the template with its own variables and runs the config."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    section = readme.split("## In production")[1].split("\n## ")[0]
+    template = (REPO_ROOT / "deploy" / "nginx" / "gateway.conf.template").read_text()
+    variables = set(re.findall(r"\$\{(\w+)\}", template))
+    assert variables == {"GATEWAY_UPSTREAM", "NGINX_LISTEN"}
+    for name in variables:
+        assert f"{name}=" in section and f"${{{name}}}" in section
+    assert "apt-get install -y nginx" in section
+    assert "gunicorn --config deploy/gunicorn.conf.py solution.gateway.wsgi:app" in section
+    config = runpy.run_path(str(REPO_ROOT / "deploy" / "gunicorn.conf.py"))
+    assert f"GATEWAY_UPSTREAM={config['bind']}" in section
+    assert config["worker_class"] == "gthread"

@@ -32,11 +32,40 @@ def test_readiness_goes_red_and_intake_answers_503_while_the_database_is_down(
     own_cluster.stop()
     ready = gateway.get("/readyz")
     assert ready.status_code == 503
-    assert "cannot reach the database" in ready.get_json()["reason"]
+    assert ready.get_json() == {"status": "unavailable", "reason": "database unreachable"}
     assert gateway.get("/healthz").status_code == 200
     chat = gateway.post("/chat", json={"sessionId": session_id, "message": "hello?"})
     assert chat.status_code == 503 and chat.is_json
     assert chat.get_json()["error"] == "store_unavailable"
+    assert chat.get_json()["reason"] == "database unreachable"
+
+
+@pytest.mark.parametrize("outage", ["stopped", "no tables"])
+def test_unavailable_answers_name_the_kind_of_problem_and_keep_the_details_for_the_log(
+    own_cluster: TempCluster, outage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """/readyz and a 503 say what kind of problem, never the host, port, user or driver text."""
+    url = own_cluster.create_database("koda")
+    if outage == "no tables":
+        kind, detail = "schema missing", "alembic -x tree=solution upgrade head"
+    else:
+        migrate(url)
+        kind, detail = "database unreachable", f"{own_cluster.port}/koda"
+    store = SqlStore(url, schema="solution", pool_size=2)
+    client = create_app(store).test_client()
+    if outage == "stopped":
+        own_cluster.stop()
+    ready = client.get("/readyz")
+    chat = client.post("/chat", json={"sessionId": "s", "message": "hello?"})
+    store.close()
+    assert ready.get_json() == {"status": "unavailable", "reason": kind}
+    assert (chat.status_code, chat.get_json()["reason"]) == (503, kind)
+    secrets = [str(own_cluster.socket_dir), str(own_cluster.port), "postgres", "koda"]
+    for answer in (ready, chat):
+        said = answer.get_data(as_text=True)
+        assert not [secret for secret in secrets if secret in said], said
+    logged = " ".join(record.getMessage() for record in caplog.records)
+    assert detail in logged
 
 
 def test_service_resumes_without_a_restart_when_the_database_returns(

@@ -105,9 +105,10 @@ def page(browser: Any) -> Iterator[Any]:
 def screenshot(tab: Any, name: str, *, docs: bool = False, docs_from: str = "") -> Path:
     """Save the whole page to test-output/screenshots.
 
-    With docs and UPDATE_DOCS_SCREENSHOTS=1, also a DOCS_CLIP-sized part of the
-    page as docs/dashboard-<name>.png, what the README shows: from the top, or
-    from the element docs_from selects when the point of the picture is lower down.
+    With docs and UPDATE_DOCS_SCREENSHOTS=1 (set by `python -m web.screenshots`), also a
+    DOCS_CLIP-sized part of the page as docs/dashboard-<name>.png, what the README shows:
+    from the top, or from the element docs_from selects when the point of the picture is
+    lower down. web/screenshots.py lists every such name and what it is made from.
     """
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
@@ -116,6 +117,9 @@ def screenshot(tab: Any, name: str, *, docs: bool = False, docs_from: str = "") 
         tab.evaluate("window.scrollTo(0, 0)")
         box = tab.locator(docs_from).first.bounding_box() if docs_from else None
         top = max(0, int(box["y"]) - 12) if box else 0
+        # Near the end of the page, start higher so the picture is a full DOCS_CLIP still.
+        height = tab.evaluate("document.documentElement.scrollHeight")
+        top = max(0, min(top, height - DOCS_CLIP["height"]))
         save_small_png(
             tab.screenshot(full_page=True, clip={"x": 0, "y": top, **DOCS_CLIP}),
             DOCS / f"dashboard-{name}.png",

@@ -39,7 +39,14 @@ def last_outcome(page: str) -> str:
     """The sentence the last button left on the page."""
     found = re.search(r'id="last-outcome">(.*?)</p>', page, re.S)
     assert found, "no outcome is shown"
-    return html.unescape(re.sub(r"<[^>]+>|\s+", " ", found.group(1))).strip()
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", found.group(1))).split())
+
+
+def outcome_tone(page: str) -> str:
+    """The tone (ok, replay, refused, warn) of the sentence the last button left."""
+    found = re.search(r'<p class="outcome (\w+)" role="status" id="last-outcome">', page)
+    assert found, "no outcome is shown"
+    return found.group(1)
 
 
 def form_error(page: str) -> str:
@@ -80,3 +87,8 @@ def wait_for(client: FlaskClient, url: str, pattern: str, seconds: float = 20) -
             return page
         time.sleep(0.05)
     raise AssertionError(f"{pattern!r} never appeared at {url}")
+
+
+def finished_checks(client: FlaskClient, tree: str, store: str = "memory") -> str:
+    """Poll the checks fragment like the page does until the run has finished; return it."""
+    return wait_for(client, f"/checks?tree={tree}&store={store}", r'data-running="no"', seconds=180)

@@ -18,7 +18,9 @@ def run_checks(tab: Any, url: str, tree: str) -> dict[str, str]:
     tab.goto(f"{url}/checks")
     tab.check(f'input[name="tree"][value="{tree}"]')
     tab.click("#run-checks")
-    tab.wait_for_selector(f'#check-summary:has-text("tree {tree}")', timeout=60_000)
+    tab.wait_for_selector(
+        f'#check-summary[data-state="finished"]:has-text("tree {tree}")', timeout=120_000
+    )
     rows = tab.locator("details.check")
     return {
         rows.nth(i).get_attribute("data-check"): rows.nth(i).get_attribute("data-status")
@@ -53,8 +55,16 @@ def send(tab: Any, client_id: str, *, fail: bool = False) -> str:
     tab.fill("#send-client-id", client_id)
     if fail:
         tab.check("#send-fail")
+    before = tab.locator("#last-outcome").all_inner_texts()
     tab.click("#send")
-    tab.wait_for_selector('#last-outcome:has-text("202")')
+    # Wait for this answer, not the last one: in these tests each send changes the sentence.
+    tab.wait_for_function(
+        """before => {
+          const now = document.querySelector('#last-outcome');
+          return now && now.innerText.includes('202') && now.innerText !== (before[0] || '');
+        }""",
+        arg=before,
+    )
     found = re.search(r"run (\w{26})", tab.locator("#last-outcome").inner_text())
     assert found, "the outcome names the run"
     return found.group(1)
@@ -135,3 +145,67 @@ def test_a_refused_message_card_keeps_its_run_id_inside_the_box(page: Any, live_
         "cells => cells.filter(c => c.scrollWidth > c.clientWidth + 1).length"
     )
     assert overflowing == 0
+
+
+# For each label of an open diagram: its text, its tooltip, and whether its box lies inside the
+# SVG's box and inside the row that holds the figure (the panel the learner sees).
+LABEL_BOXES = """figure => {
+  const svg = figure.querySelector('svg').getBoundingClientRect();
+  const panel = figure.closest('details').getBoundingClientRect();
+  const inside = (r, o) => r.left >= o.left - 0.5 && r.right <= o.right + 0.5
+    && r.top >= o.top - 0.5 && r.bottom <= o.bottom + 0.5;
+  return [...figure.querySelectorAll('g.arrow')].map(g => {
+    const text = g.querySelector('text.label');
+    const box = text.getBoundingClientRect();
+    return {
+      kind: g.classList[1],
+      text: [...text.querySelectorAll('tspan')].map(t => t.textContent).join(' '),
+      title: g.querySelector('title').textContent.replace(/^\\d+\\. /, ''),
+      in_svg: inside(box, svg),
+      in_panel: inside(box, panel),
+    };
+  });
+}"""
+
+
+@pytest.mark.parametrize(("check", "reason"), [("4", "done"), ("5", "DuplicateMessageError")])
+def test_a_refusal_reason_is_readable_whole_in_the_diagram(
+    page: Any, live_url: str, check: str, reason: str
+) -> None:
+    """Every label, the refusal's reason included, is drawn whole and inside the picture."""
+    page.goto(f"{live_url}/checks?tree=solution&store=memory")
+    if not page.locator('#check-summary[data-state="finished"]').count():
+        run_checks(page, live_url, "solution")
+    page.click(f'details[data-check="{check}"] summary')
+    labels = page.locator(f'details[data-check="{check}"] figure.sequence').evaluate(LABEL_BOXES)
+    refused = [label for label in labels if label["kind"] == "refused"]
+    assert refused and any(reason in label["text"] for label in refused)
+    for label in labels:
+        # Wrapping may split a long word; nothing is left out or cut off with "…".
+        assert "".join(label["text"].split()) == "".join(label["title"].split())
+        assert label["in_svg"] and label["in_panel"], label
+    if check == "5":
+        screenshot(page, "checks-diagram", docs=True, docs_from=f'details[data-check="{check}"]')
+
+
+def test_the_fail_box_is_unticked_after_a_send(page: Any, live_url: str) -> None:
+    """ "make the demo executor fail this run" applies to one send: the box clears after it."""
+    page.goto(f"{live_url}/runs/starter")
+    send(page, "fail-once", fail=True)
+    assert not page.is_checked("#send-fail")
+    row = page.locator("tr[data-run]").first
+    assert "(set to fail)" in row.inner_text()
+    run_id = send(page, "fail-not-again")
+    assert "(set to fail)" not in page.locator(f'tr[data-run="{run_id}"]').inner_text()
+
+
+def test_a_repeated_client_id_that_makes_a_new_run_is_flagged(page: Any, live_url: str) -> None:
+    """On the starter, sending the same clientMessageId twice shows ⚠ NEW run, not a green ✓."""
+    page.goto(f"{live_url}/runs/starter")
+    first = send(page, "same-twice")
+    second = send(page, "same-twice")
+    outcome = page.locator("#last-outcome")
+    assert second != first and "warn" in (outcome.get_attribute("class") or "")
+    assert (
+        outcome.inner_text().startswith("⚠") and f"already made run {first}" in outcome.inner_text()
+    )

@@ -25,6 +25,8 @@ def check(tmp_path: Path, *extra: str) -> tuple[str, list[dict[str, object]]]:
             "starter",
             "--report",
             str(report),
+            "--seed",
+            "1",
             *extra,
         ],
         cwd=REPO_ROOT,
@@ -56,7 +58,7 @@ def test_extra_checks_are_reported_after_the_six(tmp_path: Path) -> None:
 def test_the_printed_output_is_the_same_with_or_without_a_report(tmp_path: Path) -> None:
     """--report adds a file and leaves the terminal's check lines and totals as they were."""
     plain = subprocess.run(
-        [sys.executable, "-m", "labs", "check", "--tree", "starter"],
+        [sys.executable, "-m", "labs", "check", "--tree", "starter", "--seed", "1"],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

@@ -86,7 +86,11 @@ def test_the_page_explains_the_race_and_starts_with_the_commands_defaults(
 def test_the_naive_path_duplicates_and_the_constraint_keeps_one_row(
     race_client: FlaskClient, headers: dict[str, str]
 ) -> None:
-    """Every racer inserts on the naive path; the constraint path leaves one row, one run id."""
+    """The naive path leaves duplicates; the constraint path leaves one row, one run id.
+
+    How many racers slip through the naive window depends on the machine's load; that
+    more than one does, and that each was told its own run id, does not.
+    """
     answer = race_client.post("/race", data=SMALL_RACE, headers=headers)
     assert answer.status_code == 200
     assert ("<html" in answer.text) == (headers == {})
@@ -94,9 +98,10 @@ def test_the_naive_path_duplicates_and_the_constraint_keeps_one_row(
     shown = verdicts(answer.text)
     racers = int(SMALL_RACE["requests"])
     naive, guarded = shown[NAIVE], shown[GUARDED]
-    assert naive["rows"] == naive["run_ids"] == str(racers)
+    rows = int(naive["rows"])
+    assert 2 <= rows <= racers and naive["run_ids"] == naive["rows"]
     assert naive["class"] == "duplicated"
-    assert naive["says"].startswith(f"✗ {racers - 1} duplicate rows")
+    assert naive["says"].startswith(f"✗ {rows - 1} duplicate row")
     assert guarded["rows"] == guarded["run_ids"] == "1" and guarded["duplicates"] == "0"
     assert guarded["class"] == "one-row" and guarded["says"] == "✓ one row, no duplicates"
     assert f"{racers} concurrent identical requests" in answer.text

@@ -12,6 +12,7 @@ import re
 import psycopg2
 import pytest
 from flask.testing import FlaskClient
+from sqlalchemy.engine import make_url
 
 from tests.support.pgcluster import TempCluster
 
@@ -135,7 +136,7 @@ def test_a_database_gone_mid_session_is_a_notice_not_a_500(
 ) -> None:
     """The database disappears after a run was sent: every view answers 503 saying so."""
     run_id, _ = send(postgres_client, "solution")
-    pg_cluster.drop_database(both_trees_database.rsplit("/", 1)[1])
+    pg_cluster.drop_database(str(make_url(both_trees_database).database))
     answers = [
         postgres_client.get("/runs/solution"),
         postgres_client.get("/runs/solution", headers=HTMX),
@@ -152,7 +153,7 @@ def test_a_database_gone_before_the_first_message_is_a_notice_not_a_500(
 ) -> None:
     """The bench opened on Postgres, then the database went before any session: send says 503."""
     assert "(postgres store)" in postgres_client.get("/runs/solution").text
-    pg_cluster.drop_database(both_trees_database.rsplit("/", 1)[1])
+    pg_cluster.drop_database(str(make_url(both_trees_database).database))
     answer = postgres_client.post(
         "/runs/solution/send",
         headers=HTMX,

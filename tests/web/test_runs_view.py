@@ -7,11 +7,30 @@ import re
 import pytest
 from flask.testing import FlaskClient
 
-from .pages import HTMX, finish, form_error, last_outcome, run_ids, send, status_of, wait_for
+from .pages import (
+    HTMX,
+    finish,
+    form_error,
+    last_outcome,
+    outcome_tone,
+    run_ids,
+    send,
+    status_of,
+    wait_for,
+)
 
 TREES = ["starter", "solution"]
 # What each tree does with the lesson's provocations: the starter lets them through.
 LETS_IT_THROUGH = {"starter": True, "solution": False}
+# A run's life, in order: the move buttons follow it.
+LIFECYCLE = ["pending", "running", "streaming", "done", "failed", "cancelled"]
+
+
+def move_buttons(page: str, run_id: str) -> list[str]:
+    """The targets of a run's move buttons, in the order the row shows them."""
+    row = re.search(rf'<tr data-run="{run_id}".*?</tr>', page, re.S)
+    assert row is not None, f"run {run_id} is not in the table"
+    return re.findall(r'class="move" data-target="(\w+)"', row.group(0))
 
 
 @pytest.mark.parametrize("tree", TREES)
@@ -109,7 +128,7 @@ def test_a_move_the_state_does_not_offer_is_refused_with_the_choices(client: Fla
     run_id, _ = send(client, "solution")
     answer = client.post(f"/runs/solution/{run_id}/advance", data={"target": "done"}, headers=HTMX)
     assert answer.status_code == 400
-    assert "cancelled, failed, running" in form_error(answer.text)
+    assert "running, failed, cancelled" in form_error(answer.text)
     assert status_of(answer.text, run_id) == "pending"
 
 
@@ -152,3 +171,55 @@ def test_nothing_polls_while_the_executor_is_off(client: FlaskClient) -> None:
     send(client, "solution")
     page = client.get("/runs/solution", headers=HTMX).text
     assert 'data-moving="no"' in page and 'hx-trigger="every' not in page
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_a_second_send_with_the_same_client_id(client: FlaskClient, tree: str) -> None:
+    """The form's retry: the solution's replay is a blue ↺; the starter's new run is flagged ⚠."""
+    first, _ = send(client, tree, client_id="again-1")
+    page = client.post(
+        f"/runs/{tree}/send",
+        headers=HTMX,
+        data={"message": "book me a flight", "client_message_id": "again-1"},
+    ).text
+    said = last_outcome(page)
+    assert "run run" not in said
+    if LETS_IT_THROUGH[tree]:
+        second = run_ids(page)[0]
+        assert second != first and outcome_tone(page) == "warn"
+        assert said.startswith(f"⚠ 202: a NEW run {second}") and f"already made run {first}" in said
+    else:
+        assert run_ids(page) == [first] and outcome_tone(page) == "replay"
+        assert said == f"↺ 202: the existing run {first} came back (nothing inserted)"
+
+
+def test_a_fresh_client_id_is_a_plain_created_run(client: FlaskClient) -> None:
+    """Two sends with different clientMessageIds are two green creations, not a warning."""
+    send(client, "starter", client_id="one")
+    run_id, page = send(client, "starter", client_id="two")
+    assert outcome_tone(page) == "ok" and last_outcome(page) == f"✓ 202: created run {run_id}"
+
+
+def test_a_new_error_clears_the_last_outcome(client: FlaskClient) -> None:
+    """After a send, a refused form shows its error alone, and the old banner stays gone."""
+    _, page = send(client, "solution")
+    assert 'id="last-outcome"' in page
+    answer = client.post("/runs/solution/burst", data={"message": "", "copies": "4"}, headers=HTMX)
+    assert answer.status_code == 400 and "message is required" in form_error(answer.text)
+    assert 'id="last-outcome"' not in answer.text
+    assert 'id="last-outcome"' not in client.get("/runs/solution", headers=HTMX).text
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_move_buttons_follow_the_lifecycle(client: FlaskClient, tree: str) -> None:
+    """In every state a run passes through, its move buttons come in lifecycle order."""
+    run_id, page = send(client, tree)
+    for target in ("running", "streaming", "done"):
+        shown = move_buttons(page, run_id)
+        assert shown and shown == sorted(shown, key=LIFECYCLE.index)
+        page = client.post(
+            f"/runs/{tree}/{run_id}/advance", data={"target": target}, headers=HTMX
+        ).text
+    assert move_buttons(page, run_id) == []
+    pending, page = send(client, tree, client_id="next")
+    assert move_buttons(page, pending)[0] == "running"  # the usual next step comes first

@@ -1,4 +1,8 @@
-"""The checks view: run the six (and the extras) on a tree and a store, see every trace."""
+"""The checks view: run the six (and the extras) on a tree and a store, see every trace.
+
+The rows fill in while the child process runs: the results fragment polls
+itself until the run has finished, then comes back without the trigger.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
-from ..checks_run import run_in_subprocess
+from ..checks_run import start_checks
+from ..jobs import BusyError
 from ..lab import lab
 from ..render import render_view
 
@@ -42,32 +47,41 @@ def _chosen(source: Any) -> tuple[str, str, str]:
     return tree, store, ""
 
 
+def render_checks(tree: str, store: str, error: str = "", status: int = 200) -> Response:
+    """The checks page, or its results fragment alone for htmx (what polling asks for)."""
+    return render_view(
+        "checks.html", "partials/check_results.html", checks_context(tree, store, error), status
+    )
+
+
 @bp.get("")
 def page() -> Response:
-    """The checks page, with the last results for the chosen tree and store."""
+    """The checks page, with the last (or the running) results for the chosen tree and store."""
     tree, store, error = _chosen(request.args)
-    return render_view(
-        "checks.html",
-        "partials/check_results.html",
-        checks_context(tree, store, error),
-        400 if error else 200,
-    )
+    return render_checks(tree, store, error, 400 if error else 200)
 
 
 @bp.post("/run")
 def run() -> Response:
-    """Run the checks in a child process and show the results."""
+    """Start the checks in a child process; the answer shows the rows as they arrive.
+
+    One check run at a time: while one goes on, another is a 409 saying so.
+    """
     the_lab = lab()
     tree, store, error = _chosen(request.form)
     if error:
-        return render_view(
-            "checks.html", "partials/check_results.html", checks_context(tree, store, error), 400
-        )
-    the_lab.check_runs[(tree, store)] = run_in_subprocess(
+        return render_checks(tree, store, error, 400)
+    try:
+        the_lab.jobs.claim("checks", f"{tree} on the {store} store")
+    except BusyError as busy:
+        return render_checks(tree, store, str(busy), 409)
+    the_lab.check_runs[(tree, store)] = start_checks(
         tree,
         the_lab.tree_spec(tree),
         store,
         database_url=the_lab.database_url,
         timeout=the_lab.check_timeout,
+        output_limit=the_lab.check_output_limit,
+        on_end=lambda: the_lab.jobs.release("checks"),
     )
-    return render_view("checks.html", "partials/check_results.html", checks_context(tree, store))
+    return render_checks(tree, store)

@@ -16,6 +16,7 @@ from labs.catalog import psycopg2_url
 from labs.race import PathOutcome, RaceOutcome, run_race
 
 from .. import forms
+from ..jobs import BusyError
 from ..lab import lab
 from ..render import render_view
 from ..safety import FormError
@@ -67,8 +68,12 @@ def page() -> Response:
 
 @bp.post("")
 def race() -> Response:
-    """Run both paths under the same load and show what each left behind."""
-    database_url = lab().database_url
+    """Run both paths under the same load and show what each left behind.
+
+    One race at a time (each opens a connection per request): another is a 409 saying so.
+    """
+    the_lab = lab()
+    database_url = the_lab.database_url
     if database_url is None:  # the notice says how to configure one; there is nothing to run
         return render_race(race_context(), 503)
     try:
@@ -77,12 +82,18 @@ def race() -> Response:
     except FormError as error:
         return render_race(race_context(form_error=error.message), 400)
     try:
+        the_lab.jobs.claim("race", f"{requests} requests, {delay_ms} ms pause")
+    except BusyError as busy:
+        return render_race(race_context(requests, delay_ms, form_error=str(busy)), 409)
+    try:
         psycopg2_url(database_url)  # says "not Postgres" plainly, before libpq's "invalid dsn"
         started = time.perf_counter()
         outcome = run_race(database_url, requests=requests, delay_ms=delay_ms)
     except (ValueError, psycopg2.Error) as error:  # down, wrong URL, out of connections
         reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
         return render_race(race_context(requests, delay_ms, database_error=reason), 503)
+    finally:
+        the_lab.jobs.release("race")
     return render_race(
         race_context(requests, delay_ms, outcome=outcome, seconds=time.perf_counter() - started)
     )

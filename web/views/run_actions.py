@@ -24,8 +24,10 @@ def act(tree: str, action: Callable[[Bench], object]) -> Response:
     try:
         action(bench)
     except FormError as error:
+        bench.last = None  # the banner of an earlier button would read as this one's outcome
         return render_runs(tree, error.message, error.status)
     except bench.unavailable as error:  # Postgres stopped: say so instead of a 500
+        bench.last = None
         return render_runs(tree, bench.down(error), 503)
     return render_runs(tree)
 

@@ -8,6 +8,7 @@ from flask import Blueprint, Response, redirect, url_for
 
 from ..lab import lab
 from ..moves import LESSON_ALLOWED
+from ..outcome import MARKS
 from ..render import render_view
 from ..state_graph import draw_graph
 
@@ -34,6 +35,7 @@ def runs_context(tree: str, error: str = "") -> dict[str, Any]:
         "moving": bench.moving(rows),
         "journal": bench.journal.recent(),
         "error": error,
+        "marks": MARKS,
         "executor": bench.executor,
         "paces": {name: round(factor * the_lab.demo_pace, 3) for name, factor in PACES.items()},
     }

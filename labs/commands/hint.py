@@ -1,0 +1,48 @@
+"""python -m labs hint N: the next hint for check N, one tier at a time."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..checks import CHECKS
+from ..trees import tree_root
+
+CHECK_NUMBERS = [check.number for check in CHECKS]
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the hint command."""
+    parser = commands.add_parser(
+        "hint",
+        help="a hint for one check: the idea, then where, then what the code must do",
+        description="Show the next hint for check N: tier 1 the idea, tier 2 where to look, "
+        "tier 3 what the code must do (never the code itself). Each call shows the next tier; "
+        "the lab remembers, per tree, how far you got. Every tier names the file:line of the "
+        "check's TODO in your tree.",
+    )
+    parser.add_argument("check", type=int, choices=CHECK_NUMBERS, help="the check's number")
+    parser.add_argument(
+        "--tree",
+        default="starter",
+        help="starter, or the path of your copy of the starter tree (default: starter)",
+    )
+    parser.add_argument(
+        "--level", type=int, choices=[1, 2, 3], help="show this tier now instead of the next one"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the tier due for this tree; exit 2 when the tree is not there."""
+    from ..review.hints import hint_lines, tier_to_show
+    from ..review.texts import message
+
+    root = tree_root(args.tree)
+    if not (root / "__init__.py").is_file():
+        print(f"error: {message('common', 'not_a_tree', root=root)}", file=sys.stderr)
+        return 2
+    titles = {check.number: check.title for check in CHECKS}
+    tier = tier_to_show(root, args.check, args.level)
+    print("\n".join(hint_lines(root, args.check, tier, titles[args.check])))
+    return 0

@@ -1,0 +1,176 @@
+"""python -m labs release OUT: write the repository learners get.
+
+The starter, the lab kit, the docs and the GitHub Classroom workflow; no
+solution anywhere: not the solution tree, not its migration, not the
+solution's region marker in any file, not the dashboard's diff view, not the
+instructors' notes, not the project's own tests (they compare the starter with
+the solution). The README is the learners' one (labs/LEARNER_README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ..grading.classroom import (
+    PLACEHOLDER_REF,
+    PLACEHOLDER_REPOSITORY,
+    WORKFLOW_PATH,
+    classroom_workflow,
+)
+from ..regions import IGNORED_DIRS, IGNORED_SUFFIXES
+from ..trees import REPO_ROOT
+
+MARKER = "SOLUTION" + "("  # spelled in two parts so this file does not carry it
+LEFT_OUT = (
+    "solution/",
+    "migrations/versions/solution/",
+    "tests/",
+    ".ci/",
+    ".benchmarks/",
+    "test-output/",
+    "labs/INSTRUCTORS.md",
+    "labs/LEARNER_README.md",
+    "labs/diff.py",
+    "labs/commands/diff.py",
+    "labs/commands/drift.py",
+    "web/views/diff.py",
+    "web/templates/diff.html",
+    "web/templates/partials/diff_hunks.html",
+    "docs/dashboard-diff.png",
+    WORKFLOW_PATH,
+    "README.md",
+)
+# Files that name the solution as the tree to serve: in the release, the starter.
+RETARGETED = {
+    ".env.example": (("LAB_TREE=solution", "LAB_TREE=starter"),),
+    "docker-compose.yml": (("${LAB_TREE:-solution}", "${LAB_TREE:-starter}"),),
+    "Dockerfile": (('"-m", "solution"', '"-m", "starter"'),),
+}
+
+
+class ReleaseError(Exception):
+    """The release could not be written as promised; the message says why."""
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the release command."""
+    parser = commands.add_parser(
+        "release",
+        help="write the learners' repository: starter, kit, docs, workflow; no solution",
+        description="Write the repository learners get into OUT (which must not exist "
+        "or be empty): the starter, the lab kit, the docs and the GitHub Classroom "
+        "workflow, without the solution, its migration, the diff view or the tests.",
+    )
+    parser.add_argument("out", metavar="OUT", help="the folder to write (new or empty)")
+    parser.add_argument(
+        "--kit-repository",
+        default=PLACEHOLDER_REPOSITORY,
+        metavar="OWNER/NAME",
+        help="the GitHub repository the workflow installs the grading kit from",
+    )
+    parser.add_argument(
+        "--kit-ref",
+        default=PLACEHOLDER_REF,
+        metavar="SHA",
+        help="the full commit hash of that repository the workflow pins",
+    )
+    parser.set_defaults(func=run)
+
+
+def project_files(root: Path = REPO_ROOT) -> list[str]:
+    """The project's own files, relative: what git tracks or would track, else a walk."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            cwd=root,
+            capture_output=True,
+            check=True,
+            timeout=30,
+        ).stdout.decode()
+        names = [name for name in listed.split("\0") if name and (root / name).is_file()]
+    except (OSError, subprocess.SubprocessError):
+        names = [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()]
+        names = [n for n in names if not n.startswith((".git/", ".env"))]
+    return sorted(
+        name
+        for name in names
+        if not IGNORED_DIRS.intersection(Path(name).parts)
+        and not name.endswith(IGNORED_SUFFIXES)
+        and ".egg-info/" not in name
+    )
+
+
+def released(name: str) -> bool:
+    """Whether a project file goes into the learners' repository."""
+    return not any(name == left or name.startswith(left) for left in LEFT_OUT if left)
+
+
+def write_release(
+    out: Path,
+    repository: str = PLACEHOLDER_REPOSITORY,
+    ref: str = PLACEHOLDER_REF,
+    root: Path = REPO_ROOT,
+) -> list[str]:
+    """Write the learners' repository into out; return the files written, relative.
+
+    It is built in a temporary folder beside out and moved into place only
+    once checked, so a refused release leaves nothing behind.
+    """
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ReleaseError(f"{out} exists and is not an empty folder: choose a new one")
+    workflow = classroom_workflow(repository, ref)  # a bad pin fails before anything is written
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{out.name}-", dir=out.parent) as scratch:
+        build = Path(scratch) / "release"
+        written = []
+        for name in filter(released, project_files(root)):
+            target = build / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / name, target)
+            for old, new in RETARGETED.get(name, ()):
+                target.write_text(target.read_text(encoding="utf-8").replace(old, new), "utf-8")
+            written.append(name)
+        (build / "README.md").write_text(
+            (root / "labs" / "LEARNER_README.md").read_text(encoding="utf-8"), encoding="utf-8"
+        )
+        (build / WORKFLOW_PATH).parent.mkdir(parents=True, exist_ok=True)
+        (build / WORKFLOW_PATH).write_text(workflow, encoding="utf-8")
+        written += ["README.md", WORKFLOW_PATH]
+        leaks = leaked(build)
+        if leaks:
+            raise ReleaseError(f"the release would show the solution: {', '.join(leaks)}")
+        if out.exists():
+            out.rmdir()
+        build.rename(out)
+    return sorted(written)
+
+
+def leaked(out: Path) -> list[str]:
+    """Files of a release that still carry the solution's marker, or the solution itself."""
+    found = [name for name in ("solution", "migrations/versions/solution") if (out / name).exists()]
+    for path in sorted(out.rglob("*")):
+        if path.is_file() and MARKER.encode() in path.read_bytes():
+            found.append(str(path.relative_to(out)))
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the release and say what is in it."""
+    out = Path(args.out)
+    try:
+        written = write_release(out, args.kit_repository, args.kit_ref)
+    except (ReleaseError, ValueError) as error:
+        print(f"release: {error}")
+        return 1
+    print(f"wrote {len(written)} files to {out}: the starter, the lab kit, the docs, the workflow")
+    if args.kit_repository == PLACEHOLDER_REPOSITORY or args.kit_ref == PLACEHOLDER_REF:
+        print(
+            f"note: {WORKFLOW_PATH} installs the grading kit from {args.kit_repository} at "
+            f"{args.kit_ref[:12]}: pass --kit-repository and --kit-ref to pin your own"
+        )
+    print(f"try it: cd {out} && pip install -e . && MOCK=1 SELFTEST=1 python -m starter")
+    return 0

@@ -1,0 +1,64 @@
+"""python -m labs reset N: put check N's TODO regions back as the starter shipped them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..checks import CHECKS
+from ..trees import tree_root
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the reset command."""
+    parser = commands.add_parser(
+        "reset",
+        help="put one check's TODO regions back to the starter's text, keeping a backup",
+        description="Put the code between TODO(check N) and END(check N) back to the text the "
+        "starter shipped with, in every file of your tree. What was there is copied first into "
+        "a timestamped backup folder (printed). Only the regions change; the rest of each file "
+        "stays as you left it.",
+    )
+    parser.add_argument(
+        "check", type=int, choices=[c.number for c in CHECKS], help="the check's number"
+    )
+    parser.add_argument(
+        "--tree",
+        default="starter",
+        help="starter, or the path of your copy of the starter tree (default: starter)",
+    )
+    parser.add_argument(
+        "--from",
+        dest="revision",
+        metavar="REV",
+        help="read the shipped starter from this git revision (default: the lab kit's own "
+        "starter, or git HEAD when the tree being reset is the kit's own)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Reset the regions and say what changed and where the backup is; 2 when it cannot."""
+    from ..review.hints import shown
+    from ..review.reset import ResetError, reset_check
+    from ..review.texts import message
+
+    root = tree_root(args.tree)
+    if not (root / "__init__.py").is_file():
+        print(f"error: {message('common', 'not_a_tree', root=root)}", file=sys.stderr)
+        return 2
+    try:
+        outcome = reset_check(root, args.check, args.revision)
+    except ResetError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if not outcome.restored:
+        print(message("reset", "nothing", number=args.check, source=outcome.source))
+        if outcome.source.startswith("git HEAD"):
+            print(message("reset", "committed"))
+        return 0
+    print(message("reset", "restored", number=args.check, source=outcome.source))
+    for region in outcome.restored:
+        print(f"  {shown(root / region.path)}:{region.start}  TODO(check {region.check})")
+    print(message("reset", "backup", backup=outcome.backup))
+    return 0

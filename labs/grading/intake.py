@@ -1,0 +1,164 @@
+"""Taking a submission in: a folder or a zip copied to scratch space, never trusted on the way.
+
+A hand-in is the learner's: a folder may hold symbolic links (to /dev/zero,
+to another learner's folder, to the instructor's key) and a zip may be a bomb
+(a few megabytes that unpack to gigabytes), hold `../` paths or links. So a
+folder is walked without following links and only its regular files are
+copied; a zip's directory is checked (entry count, total size, paths, links)
+before anything is written, and each entry is copied with a byte count that
+stops at the declared size. Links are never read: each one is named in a note.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from ..sandbox import MiB
+from ..untrusted import clean_text
+
+MAX_FILES = 2000  # a tree is ~40 files; a class's worth of caches still fits
+MAX_BYTES = 64 * MiB  # unpacked; a tree with its migrations is well under 1 MB
+SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".venv"})
+SHOWN = 5
+
+
+class BrokenSubmission(Exception):
+    """The submission cannot be graded at all: it does not unpack, or holds no tree."""
+
+
+@dataclass
+class Intake:
+    """Where a submission was copied, and what was left out on the way."""
+
+    root: Path
+    links: list[str] = field(default_factory=list)  # "path -> target", not followed
+    others: list[str] = field(default_factory=list)  # devices, pipes, sockets
+
+    def notes(self) -> list[str]:
+        """What an instructor should know about the hand-in itself."""
+        found = []
+        for kind, items in (("links", self.links), ("special files", self.others)):
+            if items:
+                shown = ", ".join(items[:SHOWN]) + (
+                    f" and {len(items) - SHOWN} more" if len(items) > SHOWN else ""
+                )
+                found.append(clean_text(f"{kind} in the hand-in were not followed: {shown}"))
+        return found
+
+
+def take_in(source: Path, into: Path) -> Intake:
+    """Copy a submission folder, or unpack a zip, into into/submission."""
+    destination = into / "submission"
+    if source.is_symlink():
+        raise BrokenSubmission(f"{source.name} is a link; hand in the folder or zip itself")
+    if source.is_dir():
+        return copy_folder(source, destination)
+    if not source.exists():
+        raise BrokenSubmission(f"{source} does not exist")
+    return unpack_zip(source, destination)
+
+
+def copy_folder(source: Path, destination: Path) -> Intake:
+    """Copy regular files only, never following a link; name the links and special files."""
+    intake, count, total = Intake(destination), 0, 0
+    for folder, dirs, files in os.walk(source, followlinks=False):
+        here = Path(folder)
+        relative = here.relative_to(source)
+        (destination / relative).mkdir(parents=True, exist_ok=True)
+        for name in [*dirs]:
+            if name in SKIPPED_DIRS or (here / name).is_symlink():
+                dirs.remove(name)
+                if (here / name).is_symlink():
+                    intake.links.append(link_text(here / name, relative / name))
+        for name in files:
+            path = here / name
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                intake.links.append(link_text(path, relative / name))
+            elif not stat.S_ISREG(mode):
+                intake.others.append((relative / name).as_posix())
+            elif not name.endswith((".pyc", ".pyo")):
+                count, total = count + 1, total + os.lstat(path).st_size
+                check_size(count, total)
+                copy_regular(path, destination / relative / name)
+    return intake
+
+
+def link_text(path: Path, relative: Path) -> str:
+    """A link as `relative -> target`, read with readlink (the target is never opened)."""
+    return f"{relative.as_posix()} -> {os.readlink(path)}"
+
+
+def copy_regular(path: Path, target: Path) -> None:
+    """Copy one regular file, refusing to open anything else (it could have been swapped)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    handle = os.open(path, flags)
+    with os.fdopen(handle, "rb") as reader:
+        if not stat.S_ISREG(os.fstat(reader.fileno()).st_mode):
+            return
+        with target.open("wb") as writer:
+            shutil.copyfileobj(reader, writer)
+
+
+def check_size(count: int, total: int) -> None:
+    """Refuse a hand-in with more files or bytes than any tree needs."""
+    if count > MAX_FILES:
+        raise BrokenSubmission(f"could not grade: more than {MAX_FILES} files in the hand-in")
+    if total > MAX_BYTES:
+        raise BrokenSubmission(
+            f"could not grade: more than {MAX_BYTES // MiB} MB in the hand-in "
+            "(a lab tree is well under 1 MB)"
+        )
+
+
+def unpack_zip(source: Path, destination: Path) -> Intake:
+    """Check a zip's directory, then extract its regular files with a running byte count."""
+    intake = Intake(destination)
+    try:
+        with zipfile.ZipFile(source) as archive:
+            members = archive.infolist()
+            check_size(len(members), sum(m.file_size for m in members))
+            for member in members:
+                relative = safe_name(member.filename)
+                kind = stat.S_IFMT(member.external_attr >> 16)
+                if kind == stat.S_IFLNK:
+                    target = archive.read(member)[:200].decode("utf-8", "replace")
+                    intake.links.append(f"{relative} -> {target}")
+                elif member.is_dir():
+                    (destination / relative).mkdir(parents=True, exist_ok=True)
+                elif kind not in (0, stat.S_IFREG):
+                    intake.others.append(relative)
+                elif not relative.endswith((".pyc", ".pyo")):
+                    extract(archive, member, destination / relative)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as error:
+        raise BrokenSubmission(f"the zip does not unpack: {clean_text(str(error))}") from None
+    return intake
+
+
+def safe_name(name: str) -> str:
+    """A zip entry's path, refused when it is absolute or climbs out with '..'."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or ":" in name or not path.parts:
+        raise BrokenSubmission(
+            f"could not grade: the zip holds a path outside its folder: {clean_text(name)[:80]}"
+        )
+    return path.as_posix()
+
+
+def extract(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path) -> None:
+    """Write one entry, stopping at its declared size (a lying header cannot grow it)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    left = member.file_size
+    with archive.open(member) as reader, target.open("wb") as writer:
+        while chunk := reader.read(min(1 * MiB, left + 1)):
+            left -= len(chunk)
+            if left < 0:
+                raise BrokenSubmission(
+                    f"could not grade: {member.filename} unpacks past its declared size"
+                )
+            writer.write(chunk)

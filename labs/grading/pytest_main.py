@@ -1,0 +1,105 @@
+"""`python -P -m labs.grading.pytest_main --lab-tree PATH`: pytest grading the tree cannot steer.
+
+pytest reads its settings before any plugin runs: the ini file it finds
+from the arguments and the current folder (`pytest.ini`, `tox.ini`,
+`setup.cfg`, `pyproject.toml`), that file's `addopts` (where
+`-p no:lab_grading` would switch the grader off), `PYTEST_ADDOPTS`, and every
+`conftest.py` between the root folder and the arguments. A positional
+argument counts: `pytest --lab-tree starter` makes `starter` part of that
+search. So this entry builds the whole command line itself:
+
+- `-c` names an ini file written here, in a fresh folder, which is also the
+  `--rootdir`: no file of the learner's is read as configuration;
+- `--noconftest`: no `conftest.py` is imported;
+- plugins are not autoloaded (`PYTEST_DISABLE_PLUGIN_AUTOLOAD`); the grading
+  plugin is loaded by its module name, and `PYTEST_ADDOPTS` and
+  `PYTEST_PLUGINS` are dropped;
+- the tree is passed as `--lab-tree=/absolute/path`, never as a positional
+  argument, and nothing else positional is accepted.
+
+The plugin refuses to grade under any other configuration (see
+`pinned_config_problem`). Run it with `python -P` (or from a folder holding
+no `labs/`) so that the lab kit imported is the installed one, not a copy in
+the current folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+# The whole pytest configuration of a grading run. The plugin compares the
+# ini file pytest actually read with this text, byte for byte.
+INI_NAME = "lab-grading.ini"
+KIT_INI = (
+    "[pytest]\n# Written by labs.grading.pytest_main: the only settings a grading run reads.\n"
+)
+DROPPED_ENV = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The options a grading run accepts; anything else is refused."""
+    parser = argparse.ArgumentParser(
+        prog="python -P -m labs.grading.pytest_main",
+        description="Grade one copy of the lab tree with pytest, one test per criterion.",
+    )
+    parser.add_argument("--lab-tree", required=True, metavar="PATH", help="the tree to grade")
+    parser.add_argument("--lab-results", metavar="FILE", help="where to write results.json")
+    parser.add_argument("--lab-timeout", metavar="SECONDS", help="time limit per check process")
+    parser.add_argument("--lab-migrations", metavar="DIR", help="the tree's Alembic scripts")
+    parser.add_argument(
+        "--lab-only", metavar="KEYS", action="append", help="grade only these criteria"
+    )
+    parser.add_argument(
+        "--lab-fail-under", metavar="N[%]", help="exit 1 when the score is under N points or N%%"
+    )
+    parser.add_argument("-q", "--quiet", action="count", default=0, help="less output")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more output")
+    return parser
+
+
+def pytest_arguments(options: argparse.Namespace, ini: Path) -> list[str]:
+    """The full pytest command line: pinned configuration first, then the grading options."""
+    arguments = [
+        "-c",
+        str(ini),
+        f"--rootdir={ini.parent}",
+        "--noconftest",
+        "-ra",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "labs.grading.plugin",
+        f"--lab-tree={Path(options.lab_tree).absolute()}",
+    ]
+    for name in ("lab_results", "lab_timeout", "lab_migrations", "lab_fail_under"):
+        value = getattr(options, name)
+        if value is not None:
+            value = (
+                str(Path(value).absolute()) if name in ("lab_results", "lab_migrations") else value
+            )
+            arguments.append(f"--{name.replace('_', '-')}={value}")
+    arguments += [f"--lab-only={keys}" for keys in options.lab_only or []]
+    arguments += ["-q"] * options.quiet + ["-v"] * options.verbose
+    return arguments
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Grade with a pinned configuration; return pytest's exit code."""
+    options = build_parser().parse_args(argv)
+    import pytest
+
+    for name in DROPPED_ENV:
+        os.environ.pop(name, None)
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    with tempfile.TemporaryDirectory(prefix="lab-grading-") as folder:
+        ini = Path(folder) / INI_NAME
+        ini.write_text(KIT_INI, encoding="utf-8")
+        return int(pytest.main(pytest_arguments(options, ini)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""The learner's language: English as written, Simplified Chinese from a gettext catalog.
+
+Every sentence a learner reads is written in English in the code and looked up
+in `labs/locale/<lang>/LC_MESSAGES/lab.mo` when another language is chosen.
+The choice comes from `--lang`, then `LAB_LANG`, then the usual locale
+variables (`LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG`); the dashboard uses the
+browser's Accept-Language instead (see web/i18n.py).
+
+Lines that programs read (the closing `N passed, N failed`, results.json) stay
+in English whatever the language: graders and CI parse them.
+"""
+
+from __future__ import annotations
+
+import gettext
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+DOMAIN = "lab"
+ENGLISH = "en"
+CHINESE = "zh_CN"
+LANGUAGES = (ENGLISH, CHINESE)
+
+# The variables that name a locale, most specific first, as gettext reads them.
+LOCALE_VARIABLES = ("LAB_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def normalize(name: str) -> str | None:
+    """Map a locale name (zh_CN.UTF-8, zh-Hans, en_US, C) to a language the lab has, or None."""
+    base = name.strip().split(".")[0].split("@")[0].replace("-", "_").lower()
+    if not base or base in ("c", "posix"):
+        return None
+    if base == "zh" or base.startswith(("zh_cn", "zh_hans", "zh_sg")):
+        return CHINESE
+    if base == "en" or base.startswith("en_"):
+        return ENGLISH
+    return None
+
+
+def choose(explicit: str | None = None, environ: Mapping[str, str] = os.environ) -> str:
+    """The language to speak: --lang if given, else the first locale variable the lab knows."""
+    if explicit:
+        chosen = normalize(explicit)
+        if chosen is None:
+            raise ValueError(f"unknown language {explicit!r}: choose one of {', '.join(LANGUAGES)}")
+        return chosen
+    for variable in LOCALE_VARIABLES:
+        # LANGUAGE may list several, separated by colons: the first one the lab has wins.
+        for name in environ.get(variable, "").split(":"):
+            chosen = normalize(name)
+            if chosen is not None:
+                return chosen
+    return ENGLISH
+
+
+def translation(language: str) -> gettext.NullTranslations:
+    """The catalog for a language; English (the source text) needs none."""
+    if language == ENGLISH:
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, LOCALE_DIR, [language], fallback=True)
+
+
+_active: gettext.NullTranslations = translation(choose())
+_active_language: str = choose()
+
+
+def use(language: str) -> None:
+    """Speak this language from now on in this process (the CLI calls it for --lang)."""
+    global _active, _active_language
+    _active, _active_language = translation(language), language
+
+
+def current() -> str:
+    """The language in use."""
+    return _active_language
+
+
+def _(message: str) -> str:
+    """Translate one message into the language in use."""
+    return _active.gettext(message)
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    """Translate a message whose wording depends on a count."""
+    return _active.ngettext(singular, plural, count)

@@ -1,0 +1,328 @@
+"""Plausible learners' answers and the verdict each must get.
+
+Each entry is the solved tree (the solution's regions spliced into a copy of
+the starter) with one or more region bodies rewritten the way a learner might
+write them, plus the migration that learner would have. Every edit stays
+inside a region, so nothing here is an "edit outside the regions".
+
+The verdict is the set of checks that must fail, on memory and on Postgres,
+and whether the migration criterion passes. Entries marked
+`needs_rule_checks` get that verdict only from checks that test the rule
+(fresh inputs, all 36 status pairs, per-session and per-run scoping, bursts
+of concurrent requests); checks that try one sample pass them wrongly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from labs.regions import parse_regions, read_lines
+from tests.grading import submissions as make
+from tests.grading.mistakes import migrations as variant
+
+
+@dataclass(frozen=True)
+class Body:
+    """A new body for the region serving `check` in `path` (relative to the tree).
+
+    `layouts` maps a text found in the file to the body to use there: the
+    store's region bodies depend on the store's fields, so a body is given for
+    each layout of the file ("" matches any).
+    """
+
+    path: str
+    check: int
+    layouts: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One learner's answer: its region bodies, its migration, and the verdict it must get."""
+
+    name: str
+    story: str
+    bodies: tuple[Body, ...] = ()
+    migration: Callable[[], str] = variant.reference
+    memory_fails: frozenset[int] = frozenset()
+    postgres_fails: frozenset[int] = frozenset()
+    migration_passes: bool = True
+    needs_rule_checks: bool = False
+    correct: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        correct = not (self.memory_fails or self.postgres_fails) and self.migration_passes
+        object.__setattr__(self, "correct", correct)
+
+
+def body(path: str, check: int, text: str) -> Body:
+    """A Body with one text whatever the layout of the file."""
+    return Body(path, check, (("", text),))
+
+
+KEYS = "shared/keys.py"
+STATES = "shared/states.py"
+MEMORY = "infra/memory.py"
+SCHEMA = "shared/schema.py"
+
+# The key's region computes `material` from session_id, client_message_id, message, now.
+KEY_WITH_TIME = """\
+moment = time.time() if now is None else now
+bucket = int(moment // TIME_BUCKET_SECONDS)
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}\\x1f{bucket}"
+else:
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{message}"
+"""
+KEY_WITHOUT_SESSION = """\
+if client_message_id is not None:
+    material = f"client\\x1f{client_message_id}"
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{message}"
+"""
+KEY_FROM_TEXT_ONLY = """\
+bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{message}"
+"""
+RANDOM_KEY = """\
+import uuid
+
+material = f"{session_id}\\x1f{uuid.uuid4()}"
+"""
+KEY_BLAKE2 = """\
+if client_message_id is not None:
+    parts = ["client", session_id, client_message_id]
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    parts = ["text", session_id, str(bucket), message]
+material = hashlib.blake2b("\\x1f".join(parts).encode(), digest_size=32).hexdigest()
+"""
+KEY_JSON_TUPLE = """\
+import json
+
+if client_message_id is not None:
+    material = json.dumps(("client", session_id, client_message_id))
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    material = json.dumps(("text", session_id, bucket, message))
+"""
+
+
+def allowlist(**edges: str) -> str:
+    """An ALLOWED mapping written out status by status ("" for none)."""
+    lines = ["ALLOWED: Mapping[RunStatus, frozenset[RunStatus]] = {"]
+    for status, targets in edges.items():
+        names = ", ".join(f"RunStatus.{t.upper()}" for t in targets.split())
+        lines.append(
+            f"    RunStatus.{status.upper()}: frozenset({{{names}}}),"
+            if names
+            else f"    RunStatus.{status.upper()}: frozenset(),"
+        )
+    return "\n".join([*lines, "}"]) + "\n"
+
+
+LESSON = {
+    "pending": "running cancelled failed",
+    "running": "streaming done failed cancelled",
+    "streaming": "done failed cancelled",
+    "done": "",
+    "failed": "",
+    "cancelled": "",
+}
+ALLOWLIST_AS_PAIRS = """\
+_MOVES = {
+    ("pending", "running"), ("pending", "cancelled"), ("pending", "failed"),
+    ("running", "streaming"), ("running", "done"), ("running", "failed"),
+    ("running", "cancelled"), ("streaming", "done"), ("streaming", "failed"),
+    ("streaming", "cancelled"),
+}
+ALLOWED: Mapping[RunStatus, frozenset[RunStatus]] = {
+    status: frozenset(RunStatus(t) for s, t in _MOVES if s == status) for status in RunStatus
+}
+"""
+# The store's check 5 region, for the list-of-messages store and the (run_id, seq) index one.
+MESSAGES_LIST = "self._messages.append("
+MESSAGES_INDEX = "self._message_at"
+SEQ_ALONE_IN_LIST = """\
+if any(m.seq == seq for m in self._messages):
+    raise DuplicateMessageError(run_id or "", seq)
+"""
+SEQ_ALONE_IN_INDEX = """\
+if any(taken == seq for _, taken in self._message_at):
+    raise DuplicateMessageError(run_id or "", seq)
+"""
+SETS_FROM_LIST = """\
+seqs_by_run: dict[str, set[int]] = {}
+for m in self._messages:
+    if m.run_id is not None:
+        seqs_by_run.setdefault(m.run_id, set()).add(m.seq)
+if run_id is not None and seq in seqs_by_run.get(run_id, set()):
+    raise DuplicateMessageError(run_id, seq)
+"""
+SETS_FROM_INDEX = """\
+seqs_by_run: dict[str, set[int]] = {}
+for owner, taken in self._message_at:
+    seqs_by_run.setdefault(owner, set()).add(taken)
+if run_id is not None and seq in seqs_by_run.get(run_id, set()):
+    raise DuplicateMessageError(run_id, seq)
+"""
+SCHEMA_SEQ_ALONE = 'UniqueConstraint("seq", name="messages_seq_key"),\n'
+SCHEMA_NO_KEY = "# (no unique constraint: the index on session_id is enough, surely)\n"
+
+
+def seq_alone_in_store() -> Body:
+    """Check 5 in the memory store, unique on seq alone, for either layout of the store."""
+    return Body(
+        MEMORY, 5, ((MESSAGES_INDEX, SEQ_ALONE_IN_INDEX), (MESSAGES_LIST, SEQ_ALONE_IN_LIST))
+    )
+
+
+CATALOGUE: tuple[Answer, ...] = (
+    # Check 3: the key.
+    Answer(
+        "key-hashes-time-even-with-a-client-id",
+        "puts the time bucket into every key, so a retry a minute later is a new run",
+        (body(KEYS, 3, KEY_WITH_TIME),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+        needs_rule_checks=True,
+    ),
+    Answer(
+        "key-not-scoped-to-the-session",
+        "hashes the clientMessageId alone: another session's c-1 replays this one's run",
+        (body(KEYS, 3, KEY_WITHOUT_SESSION),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+        needs_rule_checks=True,
+    ),
+    Answer(
+        "key-ignores-the-client-id",
+        "keys on the text alone: two messages with different clientMessageIds become one run",
+        (body(KEYS, 3, KEY_FROM_TEXT_ONLY),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+        needs_rule_checks=True,
+    ),
+    Answer(
+        "random-key",
+        "a uuid per request: no retry ever matches",
+        (body(KEYS, 3, RANDOM_KEY),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "key-with-blake2",
+        "correct but different: blake2b over the same parts",
+        (body(KEYS, 3, KEY_BLAKE2),),
+    ),
+    Answer(
+        "key-as-json-of-a-tuple",
+        "correct but different: json.dumps of a tagged tuple",
+        (body(KEYS, 3, KEY_JSON_TUPLE),),
+    ),
+    # Check 4: the allowlist.
+    Answer(
+        "allowlist-without-pending-to-failed",
+        "forgets that a pending run may fail before it runs",
+        (body(STATES, 4, allowlist(**{**LESSON, "pending": "running cancelled"})),),
+        memory_fails=frozenset({4}),
+        postgres_fails=frozenset({4}),
+        needs_rule_checks=True,
+    ),
+    Answer(
+        "allowlist-with-done-to-running",
+        "lets a done run start again",
+        (body(STATES, 4, allowlist(**{**LESSON, "done": "running"})),),
+        memory_fails=frozenset({4}),
+        postgres_fails=frozenset({4}),
+    ),
+    Answer(
+        "allowlist-with-cancelled-to-pending",
+        "lets a cancelled run be queued again",
+        (body(STATES, 4, allowlist(**{**LESSON, "cancelled": "pending"})),),
+        memory_fails=frozenset({4}),
+        postgres_fails=frozenset({4}),
+        needs_rule_checks=True,
+    ),
+    Answer(
+        "allowlist-with-streaming-to-running",
+        "lets a streaming run go back to running",
+        (body(STATES, 4, allowlist(**{**LESSON, "streaming": "running done failed cancelled"})),),
+        memory_fails=frozenset({4}),
+        postgres_fails=frozenset({4}),
+        needs_rule_checks=True,
+    ),
+    Answer(
+        "allowlist-as-a-set-of-pairs",
+        "correct but different: the moves as (from, to) pairs, the mapping built from them",
+        (body(STATES, 4, ALLOWLIST_AS_PAIRS),),
+    ),
+    # Check 5: one message per (run, seq).
+    Answer(
+        "store-unique-on-seq-alone",
+        "refuses seq 0 in every run once one run has it",
+        (seq_alone_in_store(),),
+        memory_fails=frozenset({5}),
+        needs_rule_checks=True,
+    ),
+    Answer(
+        "store-index-as-dict-of-sets",
+        "correct but different: a dict of seq sets per run",
+        (Body(MEMORY, 5, ((MESSAGES_INDEX, SETS_FROM_INDEX), (MESSAGES_LIST, SETS_FROM_LIST))),),
+    ),
+    Answer(
+        "schema-unique-on-seq-alone",
+        "declares seq unique on its own, and migrates that",
+        (body(SCHEMA, 5, SCHEMA_SEQ_ALONE),),
+        migration=variant.SEQ_ALONE,
+        postgres_fails=frozenset({5}),
+        migration_passes=False,
+    ),
+    Answer(
+        "partial-unique-index-on-messages",
+        "a unique index on (run_id, seq) WHERE run_id IS NOT NULL: not the constraint",
+        migration=variant.PARTIAL_MESSAGES_INDEX,
+        migration_passes=False,
+    ),
+    Answer(
+        "partial-unique-index-on-runs",
+        "a unique index on idempotency_key that skips cancelled runs",
+        migration=variant.PARTIAL_RUNS_INDEX,
+        postgres_fails=frozenset({3}),
+        migration_passes=False,
+    ),
+    Answer(
+        "migration-without-constraints",
+        "generated the migration before declaring the constraints",
+        migration=variant.WITHOUT_CONSTRAINTS,
+        postgres_fails=frozenset({3, 5}),
+        migration_passes=False,
+    ),
+    Answer(
+        "unique-indexes-instead-of-constraints",
+        "correct but different: unique indexes, added after the tables",
+        migration=variant.UNIQUE_INDEXES,
+    ),
+)
+
+
+def build(answer: Answer, folder: Path) -> Path:
+    """The answer as a submission: the solved tree, bodies rewritten, its migration beside it."""
+    tree = make.fixed(folder) / "starter"
+    for change in answer.bodies:
+        rewrite_region(tree / change.path, change)
+    variant.place(tree, answer.migration())
+    return tree
+
+
+def rewrite_region(path: Path, change: Body) -> None:
+    """Replace the body of the region serving change.check in path, keeping its markers."""
+    lines = read_lines(path)
+    (region,) = [r for r in parse_regions(str(path), lines) if r.check == change.check]
+    text = "\n".join(lines)
+    code = next(code for marker, code in change.layouts if marker in text)
+    indented = [f"{region.indent}{line}" if line else "" for line in code.splitlines()]
+    lines[region.start : region.end - 1] = indented
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")

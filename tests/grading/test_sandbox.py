@@ -1,0 +1,270 @@
+"""The sandbox a submission's processes run in: its user, limits, folder, environment, output."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from labs.grading.intake import MAX_BYTES, BrokenSubmission, take_in
+from labs.sandbox import (
+    UID_BASE,
+    Limits,
+    Sandbox,
+    network_namespaces,
+    processes_of,
+    run_sandboxed,
+)
+from labs.sandbox_launcher import SandboxedLauncher
+from labs.untrusted import clean_text
+
+ROOT = os.geteuid() == 0
+needs_root = pytest.mark.skipif(not ROOT, reason="a user per submission needs root")
+
+
+def python(code: str) -> list[str]:
+    """A command running code in this interpreter."""
+    return [sys.executable, "-c", code]
+
+
+@pytest.fixture
+def open_dir() -> Iterator[Path]:
+    """A folder any user may write in (pytest's own tmp_path is private to root)."""
+    folder = Path(tempfile.mkdtemp(prefix="lab-sandbox-test-"))
+    os.chmod(folder, 0o777)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_sandboxed_process_sees_only_the_environment_it_was_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CI secrets and another database URL in the grader's environment never reach the child."""
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    monkeypatch.setenv("PGPASSWORD", "hunter2")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://admin:pw@db/grades")
+    done = run_sandboxed(
+        python("import json, os; print(json.dumps(dict(os.environ)))"),
+        timeout=30,
+        env={"DB_SCHEMA": "mine"},
+    )
+    seen = json.loads(done.stdout)
+    assert not {"GITHUB_TOKEN", "PGPASSWORD", "DATABASE_URL"} & seen.keys()
+    assert seen["DB_SCHEMA"] == "mine"
+    assert seen["HOME"] == seen["TMPDIR"]
+
+
+def test_the_private_folder_is_the_home_the_temp_dir_and_the_cwd_and_only_its_own() -> None:
+    """HOME is mode 0700, owned by the sandbox's user, and is where the process starts."""
+    code = "import os; s = os.stat('.'); print(os.getcwd(), oct(s.st_mode & 0o777), s.st_uid)"
+    with Sandbox() as box:
+        where, mode, owner = box.run(python(code), timeout=30).stdout.split()
+        assert (where, mode) == (str(box.home), "0o700")
+        assert int(owner) == (box.uid if box.uid is not None else os.geteuid())
+    assert not box.home.exists()
+
+
+@needs_root
+def test_each_sandbox_runs_as_a_user_of_its_own_that_cannot_reach_another() -> None:
+    """Two sandboxes get two uids; one cannot list the other's private folder."""
+    with Sandbox() as first, Sandbox() as second:
+        assert first.uid != second.uid and None not in (first.uid, second.uid)
+        code = (
+            f"import os\ntry:\n os.listdir({str(second.home)!r}); print('read')\n"
+            "except OSError: print('refused')"
+        )
+        assert first.run(python(code), timeout=30).stdout.strip() == "refused"
+        assert first.isolation.own_user
+
+
+def test_the_limits_apply_to_the_process() -> None:
+    """CPU seconds, address space and file size are the sandbox's, not the grader's."""
+    limits = Limits(cpu_seconds=7, address_space=1536 * 1024 * 1024, file_size=3 * 1024 * 1024)
+    code = (
+        "import resource as r; print(*(r.getrlimit(k)[0] for k in "
+        "(r.RLIMIT_CPU, r.RLIMIT_AS, r.RLIMIT_FSIZE)))"
+    )
+    done = run_sandboxed(python(code), timeout=30, limits=limits)
+    assert done.stdout.split() == ["7", str(1536 * 1024 * 1024), str(3 * 1024 * 1024)]
+
+
+def test_a_file_past_the_size_limit_cannot_be_written() -> None:
+    """Filling the disk stops at the file size limit."""
+    code = "open('big', 'wb').write(b'0' * 4_000_000)"
+    done = run_sandboxed(python(code), timeout=30, limits=Limits(file_size=1024 * 1024))
+    assert done.returncode != 0
+    assert "File too large" in done.stderr or "SIGXFSZ" in done.stderr or done.returncode < 0
+
+
+@pytest.mark.skipif(not network_namespaces(), reason="no network namespaces on this machine")
+def test_a_sandboxed_process_has_no_network() -> None:
+    """Connecting anywhere fails at once: the namespace has no route."""
+    code = (
+        "import socket\ntry:\n socket.create_connection(('192.0.2.1', 80), timeout=2)\n"
+        "except OSError as e: print(e.errno)"
+    )
+    assert run_sandboxed(python(code), timeout=30).stdout.strip() == "101"
+
+
+def test_a_stderr_flood_is_kept_as_head_and_tail_only() -> None:
+    """200 MB on stderr leave at most twice the cap in the grader, marked as cut."""
+    code = (
+        "import sys\nfor _ in range(200): sys.stderr.write('x' * 1_000_000)\n"
+        "sys.stderr.write('END')"
+    )
+    limits = Limits(output_bytes=4096)
+    done = run_sandboxed(python(code), timeout=120, limits=limits)
+    assert done.returncode == 0
+    assert len(done.stderr) < 3 * 4096
+    assert done.stderr.endswith("END") and "bytes not kept" in done.stderr
+
+
+def test_a_process_that_runs_past_its_timeout_is_killed_with_its_group() -> None:
+    """An endless loop that started a child is reported as timed out; neither survives."""
+    code = (
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'while True: pass'])\ntime.sleep(60)"
+    )
+    with Sandbox() as box:
+        done = box.run(python(code), timeout=2)
+        assert done.timed_out
+        if box.uid is not None:
+            assert processes_of(box.uid) == []
+
+
+@needs_root
+def test_a_double_forked_setsid_daemon_dies_with_its_sandbox(open_dir: Path) -> None:
+    """A process that left the session is still the sandbox's user's, and is killed."""
+    heartbeat = open_dir / "beat"
+    code = f"""
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        while True:
+            open({str(heartbeat)!r}, 'w').write(str(time.time()))
+            time.sleep(0.05)
+    os._exit(0)
+time.sleep(0.5)
+"""
+    with Sandbox() as box:
+        box.run(python(code), timeout=30)
+        assert processes_of(box.uid or 0) == []
+    last = heartbeat.read_text()
+    time.sleep(0.5)
+    assert heartbeat.read_text() == last
+
+
+def test_control_characters_and_escapes_are_stripped_from_untrusted_text() -> None:
+    """ANSI sequences, CR, BEL, backspace and bidi overrides leave only the visible text."""
+    hostile = "boom\x1b[2K\r\x1b[1Aada 110 110 ok\x07\x08\u202etxt\x1b]0;title\x07\x9b31m!"
+    assert clean_text(hostile) == "boomada 110 110 oktxt!"
+    assert clean_text("line one\r\nline two\n", keep_newlines=True) == "line one\nline two\n"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A host request as labs.launch.HostSpec will carry it."""
+
+    tree: Path
+    store: str = "memory"
+    database_url: str | None = None
+    schema: str | None = None
+
+
+def test_the_launcher_starts_a_host_in_a_sandbox_and_kills_all_it_started(
+    tmp_path: Path, open_dir: Path
+) -> None:
+    """Over its two pipes the host answers as the sandbox's user; kill() leaves nothing behind."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "__init__.py").write_text("", encoding="utf-8")
+    beat_dir = open_dir
+    launcher = SandboxedLauncher(module="tests.grading.echo_host")
+    host = launcher.launch(Spec(tree))
+    try:
+        host.requests.write(json.dumps({"spawn": str(beat_dir / "beat")}).encode() + b"\n")
+        host.requests.flush()
+        answer = json.loads(host.answers.readline())
+    finally:
+        host.kill()
+    assert answer["tree_files"] == ["__init__.py"]
+    assert answer["home_mode"] == "0o700"
+    assert "DATABASE_URL" not in answer["env"]
+    if ROOT:
+        assert answer["uid"] >= UID_BASE
+        assert processes_of(answer["uid"]) == []
+    if network_namespaces():
+        assert answer["network"] is False
+
+
+def test_a_folder_is_taken_in_without_following_links(tmp_path: Path) -> None:
+    """A link to /dev/zero and one to a file outside are named in a note, never read."""
+    hand_in = tmp_path / "hand-in"
+    (hand_in / "tree").mkdir(parents=True)
+    (hand_in / "tree" / "keys.py").write_text("KEY = 1\n", encoding="utf-8")
+    (hand_in / "zero").symlink_to("/dev/zero")
+    (hand_in / "tree" / "secret.py").symlink_to("/etc/shadow")
+    intake = take_in(hand_in, tmp_path / "scratch")
+    copied = sorted(p.relative_to(intake.root).as_posix() for p in intake.root.rglob("*"))
+    assert copied == ["tree", "tree/keys.py"]
+    assert "zero -> /dev/zero" in " ".join(intake.notes())
+    assert "tree/secret.py -> /etc/shadow" in " ".join(intake.notes())
+
+
+def zip_of(path: Path, entries: dict[str, bytes], *, link: str = "") -> Path:
+    """A zip holding entries (and a symbolic link entry named link, to /dev/zero)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+        if link:
+            info = zipfile.ZipInfo(link)
+            info.external_attr = 0o120777 << 16
+            archive.writestr(info, "/dev/zero")
+    return path
+
+
+def test_a_zip_bomb_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    """A zip that unpacks past the limit is refused from its directory, with a clear reason."""
+    bomb = zip_of(tmp_path / "bomb.zip", {"starter/big.bin": b"\0" * (MAX_BYTES + 1)})
+    assert bomb.stat().st_size < 1024 * 1024
+    with pytest.raises(BrokenSubmission, match="more than 64 MB"):
+        take_in(bomb, tmp_path / "scratch")
+    assert not any((tmp_path / "scratch").rglob("big.bin"))
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [("../escape.py", "outside its folder"), ("/etc/cron.d/x", "outside its folder")],
+)
+def test_a_zip_with_a_path_outside_its_folder_is_refused(
+    tmp_path: Path, name: str, reason: str
+) -> None:
+    """Absolute paths and .. in a zip are refused, not cleaned up and extracted."""
+    archive = zip_of(tmp_path / "evil.zip", {"starter/__init__.py": b"", name: b"x"})
+    with pytest.raises(BrokenSubmission, match=reason):
+        take_in(archive, tmp_path / "scratch")
+
+
+def test_a_link_in_a_zip_is_named_and_not_written(tmp_path: Path) -> None:
+    """A symbolic link entry is left out and reported with its target."""
+    archive = zip_of(tmp_path / "link.zip", {"starter/__init__.py": b""}, link="starter/zero")
+    intake = take_in(archive, tmp_path / "scratch")
+    assert not (intake.root / "starter" / "zero").exists()
+    assert "starter/zero -> /dev/zero" in " ".join(intake.notes())
+
+
+def test_a_zip_with_too_many_entries_is_refused(tmp_path: Path) -> None:
+    """Thousands of tiny entries are refused before any is extracted."""
+    archive = zip_of(tmp_path / "many.zip", {f"f{n}.py": b"" for n in range(2001)})
+    with pytest.raises(BrokenSubmission, match="more than 2000 files"):
+        take_in(archive, tmp_path / "scratch")

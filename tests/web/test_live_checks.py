@@ -1,0 +1,93 @@
+"""The checks view while the checks run: rows arrive one by one, and only one run goes at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from .conftest import make_app
+from .pages import HTMX, check_statuses, failing_checks, finished_checks, form_error, wait_for
+
+# Appended to the copy's shared/states.py: every transition waits until the gate file exists.
+# Check 4 is the first check that moves a run, so checks 1 to 3 finish while it waits.
+GATED = """
+
+import os as _os
+import time as _time
+
+_ungated_can_transition = can_transition
+
+
+def can_transition(current: RunStatus, target: RunStatus) -> bool:
+    while not _os.path.exists({gate!r}):
+        _time.sleep(0.02)
+    return _ungated_can_transition(current, target)
+"""
+
+
+@pytest.fixture
+def gate(tree_copy: Path, tmp_path: Path) -> Path:
+    """A file that does not exist yet; until it does, the copy's check 4 waits."""
+    gate = tmp_path / "open-the-gate"
+    states = tree_copy / "shared" / "states.py"
+    states.write_text(states.read_text() + GATED.format(gate=str(gate)))
+    return gate
+
+
+@pytest.fixture
+def gated_app(gate: Path, tree_copy: Path) -> Iterator[Flask]:
+    """A dashboard whose starter is the gated copy; the gate is opened at the end in any case."""
+    try:
+        yield from make_app(TREES={"starter": str(tree_copy), "solution": "solution"})
+    finally:
+        gate.touch()
+
+
+def start(client: FlaskClient, tree: str) -> str:
+    """Press "Run the checks" for a tree on the memory store; return the first answer."""
+    answer = client.post("/checks/run", data={"tree": tree, "store": "memory"}, headers=HTMX)
+    assert answer.status_code == 200, answer.text
+    return answer.text
+
+
+def test_rows_arrive_while_the_checks_still_run(gated_app: Flask, gate: Path) -> None:
+    """Checks 1 to 3 show their verdicts while check 4 still runs; the page polls until the end."""
+    client = gated_app.test_client()
+    first = start(client, "starter")
+    assert 'data-running="yes"' in first and 'hx-trigger="every' in first
+    page = wait_for(
+        client, "/checks?tree=starter&store=memory", r'data-check="3" data-status="fail"'
+    )
+    shown = check_statuses(page)
+    assert [shown[key] for key in "123456"] == [
+        "pass",
+        "pass",
+        "fail",
+        "running",
+        "waiting",
+        "waiting",
+    ]
+    assert 'data-running="yes"' in page and "running: " in page
+    gate.touch()
+    done = finished_checks(client, "starter")
+    assert failing_checks(done) == {"3", "4", "5"}
+    assert 'hx-trigger="every' not in done and "3 passed, 3 failed" in done
+
+
+def test_a_second_check_run_is_refused_while_one_goes_on(gated_app: Flask, gate: Path) -> None:
+    """While the starter's checks run, asking for the solution's is a 409 naming the busy run."""
+    client = gated_app.test_client()
+    start(client, "starter")
+    busy = client.post("/checks/run", data={"tree": "solution", "store": "memory"}, headers=HTMX)
+    assert busy.status_code == 409
+    said = form_error(busy.text)
+    assert "already going (starter on the memory store" in said and "one at a time" in said
+    assert check_statuses(busy.text) == {}  # the solution was never started
+    gate.touch()
+    finished_checks(client, "starter")
+    start(client, "solution")
+    assert failing_checks(finished_checks(client, "solution")) == set()

@@ -1,0 +1,138 @@
+"""The rows of the checks view, from the lines the check process writes to its report.
+
+`python -m labs check --report FILE` appends one JSON line per finished
+check, flushed at once, then a summary line. ReportTail reads the lines
+completed so far; build_rows shows a run still going, final_rows a run
+that ended (however it ended).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labs.checks import CHECKS
+from labs.extra_checks import EXTRA_CHECKS
+
+from .sequence import Diagram, draw_sequence
+
+# Every check the child will run, in its order: the six, then the extras.
+PLANNED: list[tuple[str, int | None, str]] = [
+    (str(c.number), c.number, c.title) for c in CHECKS
+] + [(c.key, None, c.title) for c in EXTRA_CHECKS]
+# A row with one of these statuses has its verdict; running and waiting ones do not yet.
+FINISHED = ("pass", "fail", "not run")
+
+
+@dataclass
+class CheckRow:
+    """One row of the checks view."""
+
+    key: str
+    number: int | None
+    title: str
+    status: str  # pass, fail, not run; while the run goes on: running, waiting
+    duration_ms: float | None = None
+    message: str = ""
+    hint: str = ""
+    events: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def extra(self) -> bool:
+        """Extra checks are labelled and never counted in the six."""
+        return self.number is None
+
+    @property
+    def diagram(self) -> Diagram | None:
+        """The sequence diagram of the check's trace, if it recorded one."""
+        return draw_sequence(self.events) if self.events else None
+
+
+class ReportTail:
+    """The report's complete lines, read as the child appends them."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._offset = 0
+        self._partial = b""
+
+    def read(self) -> list[dict[str, Any]]:
+        """The lines completed since the last read; a line still being written waits."""
+        try:
+            with self.path.open("rb") as file:
+                file.seek(self._offset)
+                data = file.read()
+        except FileNotFoundError:  # the child has not opened it yet
+            return []
+        self._offset += len(data)
+        *complete, self._partial = (self._partial + data).split(b"\n")
+        entries = []
+        for line in complete:
+            try:
+                entries.append(json.loads(line))
+            except json.JSONDecodeError:  # not the report's: skip it, keep the rest
+                continue
+        return entries
+
+
+def build_rows(lines: list[dict[str, Any]], *, running: bool) -> list[CheckRow]:
+    """The rows of a run still going: finished checks, the one running, the ones waiting."""
+    results = {e["key"]: e for e in lines if e.get("type") == "result"}
+    rows: list[CheckRow] = []
+    for key, number, title in PLANNED:
+        entry = results.get(key)
+        if entry is not None:
+            rows.append(_row_from(entry))
+        else:
+            first = running and all(r.status != "running" for r in rows)
+            rows.append(CheckRow(key, number, title, "running" if first else "waiting"))
+    return rows
+
+
+def final_rows(lines: list[dict[str, Any]], stopped: str) -> tuple[list[CheckRow], str]:
+    """The rows of an ended run, and why it could not finish ('' if it did).
+
+    Checks the child never finished become failed rows; stopped says why it was stopped.
+    """
+    results = {e["key"]: e for e in lines if e.get("type") == "result"}
+    summary = next((e for e in lines if e.get("type") == "report"), None)
+    error = (
+        stopped
+        or (summary or {}).get("error", "")
+        or ("" if summary else "the check process wrote no report")
+    )
+    rows: list[CheckRow] = []
+    blamed = False
+    for key, number, title in PLANNED:
+        entry = results.get(key)
+        if entry is not None:
+            rows.append(_row_from(entry))
+        elif not blamed and error:
+            # The first check without a result is the one that hung, crashed or never began.
+            rows.append(CheckRow(key, number, title, "fail", message=error))
+            blamed = True
+        else:
+            status = "fail" if error and number is not None else "not run"
+            rows.append(
+                CheckRow(key, number, title, status, message="not run: " + error if error else "")
+            )
+    return rows, error
+
+
+def _row_from(entry: dict[str, Any]) -> CheckRow:
+    hint = entry.get("hint")
+    where = f"{hint['path']}:{hint['line']}" if hint else ""
+    return CheckRow(
+        key=entry["key"],
+        number=entry.get("number"),
+        title=entry["title"],
+        status="pass" if entry.get("passed") else "fail",
+        duration_ms=entry.get("duration_ms"),
+        message=f"expected: {entry.get('expected', '')}\ngot:      {entry.get('got', '')}"
+        if not entry.get("passed")
+        else "",
+        hint=f"{where}  {hint['text']}".strip() if hint else "",
+        events=list(entry.get("events", [])),
+    )

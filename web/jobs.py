@@ -1,0 +1,58 @@
+"""One heavy job of each kind at a time: a second one gets a clear "busy" answer.
+
+A race opens one Postgres connection per request and a check run starts
+processes; started side by side on demand, a few clicks exhaust the
+database's connections or the machine's cores.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+
+# How each kind of job is named in the busy answer.
+KINDS = {"checks": "a check run", "race": "a race"}
+
+
+class BusyError(Exception):
+    """A job of this kind is already going; the message says which and since when."""
+
+
+class HeavyJobs:
+    """Which kinds of heavy job are going now, and what each one is."""
+
+    def __init__(self) -> None:
+        self._going: dict[str, tuple[str, str]] = {}  # kind -> (what, started at)
+        self._lock = threading.Lock()
+
+    def claim(self, kind: str, what: str) -> None:
+        """Take the kind's one slot for what, or raise BusyError naming the job holding it."""
+        with self._lock:
+            if kind in self._going:
+                holder, since = self._going[kind]
+                raise BusyError(
+                    f"{KINDS.get(kind, kind)} is already going ({holder}, started at {since}); "
+                    "the dashboard runs one at a time: wait for it to finish, then try again"
+                )
+            self._going[kind] = (what, datetime.now().strftime("%H:%M:%S"))
+
+    def release(self, kind: str) -> None:
+        """Free the kind's slot (harmless if it was free)."""
+        with self._lock:
+            self._going.pop(kind, None)
+
+    def going(self, kind: str) -> str:
+        """What holds the kind's slot now, or an empty string."""
+        with self._lock:
+            return self._going.get(kind, ("", ""))[0]
+
+    @contextmanager
+    def hold(self, kind: str, what: str) -> Iterator[None]:
+        """Claim the slot for the duration of a with block."""
+        self.claim(kind, what)
+        try:
+            yield
+        finally:
+            self.release(kind)

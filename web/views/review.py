@@ -1,0 +1,186 @@
+"""The Review page: the day's questions answered in your own words, and the day's checklist.
+
+The texts, the saved answers and marks, and the checklist's verifications are
+labs.review's, the same as `python -m labs review` and `python -m labs
+checklist`, so the page and the terminal agree. Answers and marks are kept
+in the lab's local state folder.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import htmx_flask  # type: ignore[import-untyped]
+from flask import Blueprint, Response, abort, current_app, request
+
+from labs.review import checklist, questions, texts
+
+from .. import forms
+from ..lab import lab
+from ..render import render_view
+from ..safety import FormError
+
+bp = Blueprint("review", __name__, url_prefix="/review")
+
+
+@bp.before_request
+def speak_the_pages_language() -> None:
+    """Read the texts in the language the page is shown in, where the dashboard chose one."""
+    language = texts.ENGLISH
+    if "babel" in current_app.extensions:
+        from flask_babel import get_locale  # type: ignore[import-untyped,unused-ignore]
+
+        language = str(get_locale() or texts.ENGLISH)
+    texts.REQUEST_LANGUAGE.set(language)
+
+
+ANSWER_LIMIT = 5000
+# The last checklist per tree: ticking an item redraws it without rerunning the checks.
+_LAST_KEY = "review_checklists"
+_lock = threading.Lock()
+
+
+def question_row(
+    question: questions.Question, saved: questions.Saved, revealed: bool
+) -> dict[str, Any]:
+    """One question as the page shows it: the text, your answer and mark, the analysis if shown."""
+    return {
+        "question": question,
+        "saved": saved,
+        "revealed": revealed,
+        "paragraphs": [" ".join(p.split()) for p in question.analysis.strip().split("\n\n")],
+    }
+
+
+def review_context(revealed: str = "", form_error: str = "", error_for: str = "") -> dict[str, Any]:
+    """Every question with its saved answer; `revealed` names the one whose analysis shows."""
+    saved = questions.saved_answers()
+    rows = [
+        question_row(q, saved.get(q.id, questions.Saved()), q.id == revealed)
+        for q in questions.all_questions()
+    ]
+    return {
+        "rows": rows,
+        "labels": questions.labels(),
+        "core_got": questions.core_got(),
+        "core_total": sum(1 for q in questions.all_questions() if q.core),
+        "core_needed": questions.CORE_NEEDED,
+        "form_error": form_error,
+        "error_for": error_for,
+        "items": [],
+        "verified": False,
+        "done": 0,
+        "quick": False,
+        "checklist_labels": texts.load("checklist")["labels"],
+        "progress_oob": False,
+    }
+
+
+def one_question(question_id: str, status: int = 200, form_error: str = "") -> Response:
+    """The page, or the one question's fragment for htmx: revealed, or with the form's error."""
+    revealed = "" if form_error else question_id
+    context = review_context(revealed, form_error, question_id if form_error else "")
+    found = [row for row in context["rows"] if row["question"].id == question_id]
+    if not found:
+        abort(404, f"no review question {question_id!r}")
+    # An htmx answer also refreshes the count of questions marked "got it", out of band.
+    oob = bool(htmx_flask.request.htmx) and not htmx_flask.request.htmx.boosted
+    return render_view(
+        "review.html",
+        "partials/review_question.html",
+        {**context, "row": found[0], "progress_oob": oob},
+        status,
+    )
+
+
+@bp.get("")
+def page() -> Response:
+    """The questions, each with a box for your answer; the checklist loads below."""
+    return render_view("review.html", "partials/review_questions.html", review_context())
+
+
+@bp.post("/<question_id>")
+def answer(question_id: str) -> Response:
+    """Keep the answer typed, and reveal the analysis and the key points."""
+    try:
+        questions.find(question_id)
+    except KeyError as error:
+        abort(404, error.args[0])
+    try:
+        text = forms.text("answer", required=False, limit=ANSWER_LIMIT)
+    except FormError as error:
+        return one_question(question_id, 400, error.message)
+    questions.save(question_id, text, None)
+    return one_question(question_id)
+
+
+@bp.post("/<question_id>/mark")
+def mark(question_id: str) -> Response:
+    """Keep how the learner judged their answer: got it, partly or not yet."""
+    try:
+        question = questions.find(question_id)
+    except KeyError as error:
+        abort(404, error.args[0])
+    try:
+        chosen = forms.choice("mark", questions.MARKS)
+    except FormError as error:
+        return one_question(question.id, 400, error.message)
+    previous = questions.saved_answers().get(question.id, questions.Saved())
+    questions.save(question.id, previous.answer, chosen)
+    return one_question(question.id)
+
+
+def checklist_context(items: list[checklist.Item]) -> dict[str, Any]:
+    """The checklist's items and the words around them."""
+    return {
+        "items": items,
+        "done": sum(item.status == "done" for item in items),
+        "checklist_labels": texts.load("checklist")["labels"],
+        "quick": request.values.get("quick") == "1",
+    }
+
+
+def verified(quick: bool) -> list[checklist.Item]:
+    """Run the checklist's verifications for the learner's tree, and remember the result."""
+    settings = checklist.Settings(
+        tree=lab().tree_spec("starter"), database_url=lab().database_url, quick=quick
+    )
+    items = checklist.checklist(settings)
+    with _lock:
+        current_app.extensions.setdefault(_LAST_KEY, {})[settings.tree] = items
+    return items
+
+
+@bp.get("/checklist")
+def checklist_fragment() -> Response:
+    """The checklist, verified now (the checks and the typecheck run in subprocesses)."""
+    items = verified(request.args.get("quick") == "1")
+    return render_view(
+        "review.html",
+        "partials/review_checklist.html",
+        {**review_context(), **checklist_context(items), "verified": True},
+    )
+
+
+@bp.post("/checklist/tick")
+def tick() -> Response:
+    """Tick or untick an item yourself; the last verification is shown again, not rerun."""
+    try:
+        item_id = forms.choice("item", [entry["id"] for entry in checklist.items_data()])
+    except FormError as error:
+        abort(400, error.message)
+    ticked = forms.flag("ticked")
+    checklist.tick(item_id, ticked)
+    with _lock:
+        items = current_app.extensions.get(_LAST_KEY, {}).get(lab().tree_spec("starter"))
+    if items is None:
+        items = verified(quick=True)
+    for item in items:
+        if item.id == item_id:
+            item.ticked = ticked
+    return render_view(
+        "review.html",
+        "partials/review_checklist.html",
+        {**review_context(), **checklist_context(items), "verified": True},
+    )
