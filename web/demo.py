@@ -14,6 +14,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Protocol
 
+from labs.i18n import N_
+
 from .journal import Entry, Journal
 
 
@@ -175,7 +177,7 @@ class DemoExecutor:
         if self.waiting_for_store:
             self.waiting_for_store = ""
             self.bench.journal.add(
-                Entry("", "demo worker", "store", "resumed", "the store answers again")
+                Entry("", "demo worker", "store", "resumed", N_("the store answers again"))
             )
 
     def _play(self, run_id: str, *, resuming: bool) -> None:

@@ -6,7 +6,7 @@ dashboard say the same thing in the same words.
 
 from __future__ import annotations
 
-from flask import Flask, request
+from flask import Flask, has_request_context, request
 from flask_babel import Babel, get_locale, get_translations  # type: ignore[import-untyped]
 from flask_babel import gettext as babel_gettext
 from werkzeug.wrappers import Response
@@ -19,6 +19,8 @@ LANG_COOKIE = "lab_lang"
 
 def select_language() -> str:
     """?lang= first, then the remembered pick, then the browser's preference, else English."""
+    if not has_request_context():  # a thread with only the app's context: no page to speak to
+        return ENGLISH
     for picked in (request.args.get("lang"), request.cookies.get(LANG_COOKIE)):
         if picked and (language := normalize(picked)) in LANGUAGES:
             return language

@@ -12,8 +12,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
+from labs.i18n import N_
+
+from .i18n import _
+
 # How each kind of job is named in the busy answer.
-KINDS = {"checks": "a check run", "race": "a race"}
+KINDS = {"checks": N_("a check run"), "race": N_("a race")}
 
 
 class BusyError(Exception):
@@ -33,8 +37,13 @@ class HeavyJobs:
             if kind in self._going:
                 holder, since = self._going[kind]
                 raise BusyError(
-                    f"{KINDS.get(kind, kind)} is already going ({holder}, started at {since}); "
-                    "the dashboard runs one at a time: wait for it to finish, then try again"
+                    _(
+                        "%(job)s is already going (%(holder)s, started at %(since)s); the "
+                        "dashboard runs one at a time: wait for it to finish, then try again",
+                        job=_(KINDS[kind]) if kind in KINDS else kind,
+                        holder=holder,
+                        since=since,
+                    )
                 )
             self._going[kind] = (what, datetime.now().strftime("%H:%M:%S"))
 
