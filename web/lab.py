@@ -11,6 +11,7 @@ from flask import abort, current_app
 
 from .bench import Bench
 from .checks_run import CheckRun
+from .i18n import _
 from .jobs import HeavyJobs
 
 
@@ -38,7 +39,14 @@ class Lab:
     def tree_spec(self, name: str) -> str:
         """Return what to import for a tree name, or answer 404 naming the choices."""
         if name not in self.trees:
-            abort(404, f"no tree named {name!r}: choose one of {', '.join(self.trees)}")
+            abort(
+                404,
+                _(
+                    "no tree named %(name)s: choose one of %(choices)s",
+                    name=repr(name),
+                    choices=", ".join(self.trees),
+                ),
+            )
         return self.trees[name]
 
     def bench(self, name: str) -> Bench:

@@ -8,7 +8,10 @@ from flask import Flask, abort, render_template, request
 from htmx_flask import request as htmx_request  # type: ignore[import-untyped]
 from werkzeug.exceptions import HTTPException
 
+from labs.i18n import N_
+
 from .hosts import refuse_foreign_host
+from .i18n import _, translated
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # What a browser says about a request the page itself made, or one the user typed.
@@ -39,10 +42,34 @@ def refuse_cross_site() -> None:
         return
     fetch_site = request.headers.get("Sec-Fetch-Site")
     if fetch_site and fetch_site not in SAME_SITE:
-        abort(403, f"refused a {fetch_site} request: changes must come from this dashboard")
+        abort(
+            403,
+            _(
+                "refused a %(site)s request: changes must come from this dashboard",
+                site=fetch_site,
+            ),
+        )
     origin = request.headers.get("Origin")
     if origin and urlsplit(origin).netloc != request.host:
-        abort(403, f"refused a request from {origin}: changes must come from this dashboard")
+        abort(
+            403,
+            _(
+                "refused a request from %(origin)s: changes must come from this dashboard",
+                origin=origin,
+            ),
+        )
+
+
+# The error names the dashboard answers with, marked so the catalog has them for its error page.
+ERROR_NAMES = (
+    N_("Bad Request"),
+    N_("Forbidden"),
+    N_("Not Found"),
+    N_("Method Not Allowed"),
+    N_("Conflict"),
+    N_("Internal Server Error"),
+    N_("Service Unavailable"),
+)
 
 
 def register_safety(app: Flask) -> None:
@@ -56,5 +83,5 @@ def register_safety(app: Flask) -> None:
         template = "partials/error.html" if htmx_request.htmx else "error.html"
         status = error.code or 500
         return render_template(
-            template, status=status, title=error.name, reason=error.description or ""
+            template, status=status, title=translated(error.name), reason=error.description or ""
         ), status

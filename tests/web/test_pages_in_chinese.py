@@ -160,3 +160,14 @@ def test_the_check_finds_a_message_left_in_english() -> None:
     )
     page = f'<html lang="zh-CN"><body><p>{html.escape(msgid)}</p></body></html>'
     assert english_left(page, page) == [msgid]
+
+
+def test_an_error_page_in_chinese_names_the_error_in_chinese(client: FlaskClient) -> None:
+    """A 404 for a tree that does not exist reads in Chinese, with the code and the names kept."""
+    answer = client.get("/runs/nosuch?lang=zh_CN")
+    assert answer.status_code == 404
+    page = visible(answer.text)
+    assert page.lang == "zh-CN"
+    text = " ".join(page.pieces)
+    assert "404 未找到" in text and "没有名为 'nosuch' 的代码树" in text
+    assert "Not Found" not in text and "no tree named" not in text

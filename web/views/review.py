@@ -17,7 +17,7 @@ from flask import Blueprint, Response, abort, current_app, request
 from labs.review import checklist, questions, texts
 
 from .. import forms
-from ..i18n import page_language
+from ..i18n import _, page_language
 from ..lab import lab
 from ..render import render_view
 from ..safety import FormError
@@ -79,7 +79,7 @@ def one_question(question_id: str, status: int = 200, form_error: str = "") -> R
     context = review_context(revealed, form_error, question_id if form_error else "")
     found = [row for row in context["rows"] if row["question"].id == question_id]
     if not found:
-        abort(404, f"no review question {question_id!r}")
+        abort(404, _("no review question %(id)s", id=repr(question_id)))
     # An htmx answer also refreshes the count of questions marked "got it", out of band.
     oob = bool(htmx_flask.request.htmx) and not htmx_flask.request.htmx.boosted
     return render_view(

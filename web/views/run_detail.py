@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, Response, abort
 
 from ..bench import MOVING
+from ..i18n import _
 from ..lab import lab
 from ..render import render_view
 from ..safety import FormError
@@ -22,7 +23,7 @@ def run_context(tree: str, run_id: str) -> dict[str, Any]:
         run = bench.stored_run(run_id)
         messages = bench.store.messages_for_run(run_id)
     except FormError as error:  # never sent from this bench, or gone from the database
-        abort(404, f"{tree} bench: {error.message}")
+        abort(404, _("%(tree)s bench: %(error)s", tree=tree, error=error.message))
     except bench.unavailable as error:  # Postgres stopped: the error page, not a 500
         abort(503, bench.down(error))
     entries = bench.journal.entries(run_id)
