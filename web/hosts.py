@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 
 from flask import abort, current_app, request
 
+from .i18n import _
+
 # Any port: the dashboard does not know which one a proxy or a compose file maps it to.
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 ENV_VAR = "WEB_TRUSTED_HOSTS"
@@ -50,7 +52,12 @@ def refuse_foreign_host() -> None:
         return
     abort(
         400,
-        f"refused Host {header!r}: this dashboard answers only to "
-        f"{', '.join(sorted(trusted))} (any port). If you serve it under another name on "
-        f"purpose, add that name with --trusted-host NAME or {ENV_VAR}=NAME.",
+        _(
+            "refused Host %(host)s: this dashboard answers only to %(names)s (any port). If you "
+            "serve it under another name on purpose, add that name with --trusted-host NAME or "
+            "%(variable)s=NAME.",
+            host=repr(header),
+            names=", ".join(sorted(trusted)),
+            variable=ENV_VAR,
+        ),
     )
