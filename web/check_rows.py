@@ -121,6 +121,15 @@ def final_rows(lines: list[dict[str, Any]], stopped: str) -> tuple[list[CheckRow
     return rows, error
 
 
+def expected_and_got(entry: dict[str, Any]) -> str:
+    """The failure's expected and got lines, labelled in the language the checks ran in."""
+    message = entry.get("message")
+    if not isinstance(message, str) or not message:
+        return f"expected: {entry.get('expected', '')}\ngot:      {entry.get('got', '')}"
+    lines = message.split("\n")
+    return "\n".join(lines[:-1] if entry.get("hint") else lines)  # the hint is shown apart
+
+
 def _row_from(entry: dict[str, Any]) -> CheckRow:
     hint = entry.get("hint")
     where = f"{hint['path']}:{hint['line']}" if hint else ""
@@ -130,9 +139,7 @@ def _row_from(entry: dict[str, Any]) -> CheckRow:
         title=entry["title"],
         status="pass" if entry.get("passed") else "fail",
         duration_ms=entry.get("duration_ms"),
-        message=f"expected: {entry.get('expected', '')}\ngot:      {entry.get('got', '')}"
-        if not entry.get("passed")
-        else "",
+        message="" if entry.get("passed") else expected_and_got(entry),
         hint=f"{where}  {hint['text']}".strip() if hint else "",
         events=list(entry.get("events", [])),
     )
