@@ -13,6 +13,7 @@ from ..catalog import (
     migration_head,
     required_constraints,
 )
+from ..i18n import _
 from ..trees import TREE_NAMES
 
 
@@ -38,8 +39,11 @@ def run(args: argparse.Namespace) -> int:
     """Print the catalog's view; 0 when both required constraints exist, 1 when not, 2 on error."""
     if not args.database_url:
         print(
-            "error: set DATABASE_URL (or pass --database-url), e.g. "
-            "postgresql://koda:koda@localhost:5508/koda",
+            _(
+                "error: set DATABASE_URL (or pass --database-url), e.g. "
+                "postgresql://koda:koda@localhost:5508/koda with compose, "
+                "or port 5432 for a local server"
+            ),
             file=sys.stderr,
         )
         return 2
@@ -48,30 +52,42 @@ def run(args: argparse.Namespace) -> int:
         entries = constraints_report(args.database_url, schema)
         applied = migration_head(args.database_url, schema)
     except CatalogError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(_("error: {error}").format(error=error), file=sys.stderr)
         return 2
     latest = latest_migration(args.tree)
     print(
-        f'tree {args.tree}, Postgres schema "{schema}": migration {applied or "none applied"}'
-        f" (latest file: {latest or 'none yet'})"
+        _(
+            'tree {tree}, Postgres schema "{schema}": migration {applied} (latest file: {latest})'
+        ).format(
+            tree=args.tree,
+            schema=schema,
+            applied=applied or _("none applied"),
+            latest=latest or _("none yet"),
+        )
     )
     if not entries:
         print(
-            f'  schema "{schema}" has no lab tables yet: create them with '
-            f"`alembic -x tree={args.tree} upgrade head`"
+            "  "
+            + _(
+                'schema "{schema}" has no lab tables yet: create them with '
+                "`alembic -x tree={tree} upgrade head`"
+            ).format(schema=schema, tree=args.tree)
         )
         return 1
     width = max(len(e.name) for e in entries)
     for entry in entries:
         print(f"  {entry.table:<9} {entry.kind:<18} {entry.name:<{width}}  {entry.definition}")
-    print("required by the lab:")
+    print(_("required by the lab:"))
     requirements = required_constraints(entries)
     for need in requirements:
         if need.present:
-            print(f"  ok       {need} is unique: {need.met_by}")
+            print("  " + _("ok       {need} is unique: {by}").format(need=need, by=need.met_by))
         else:
             print(
-                f"  MISSING  {need} is not unique: declare it at TODO(check {need.check}) in "
-                f"{args.tree}/shared/schema.py, then generate and apply a migration"
+                "  "
+                + _(
+                    "MISSING  {need} is not unique: declare it at TODO(check {check}) in "
+                    "{tree}/shared/schema.py, then generate and apply a migration"
+                ).format(need=need, check=need.check, tree=args.tree)
             )
     return 0 if all(need.present for need in requirements) else 1
