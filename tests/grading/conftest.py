@@ -13,7 +13,7 @@ from labs.trees import tree_root
 from tests.grading import submissions as make
 
 # Short, so the endless loops cost little, yet room for a loaded machine: a healthy tree's
-# probe (its sandbox, the imports, the six checks) takes a few seconds at most.
+# host (its sandbox, the imports, the six checks) takes a few seconds at most.
 TIMEOUT = 10.0
 
 
