@@ -24,6 +24,8 @@ from ..untrusted import clean_text
 from .criteria import Outcome
 
 CHECK_NUMBERS = range(1, 7)
+COULD_NOT_RUN = "the checks could not run: "
+TIMED_OUT = "still running after"  # the driver's words for a check it stopped
 # The name labs.trees gives a tree imported by path; learners know their files as shared/...
 SYNTHETIC_PACKAGE = re.compile(r"labtree_[0-9a-f]+\.?")
 
@@ -59,10 +61,7 @@ def outcomes_of(report: Report) -> dict[int, Outcome]:
                 untrusted(test.get("test_code"), lines=True, limit=8000),
             )
     if report.error:
-        why = untrusted(report.error)
-        if not why.startswith("the tree does not import"):
-            why = f"the checks could not run: {why}"
-        fail_rest(outcomes, why)
+        fail_rest(outcomes, f"{COULD_NOT_RUN}{untrusted(report.error)}")
     return outcomes
 
 
