@@ -22,6 +22,7 @@ from typing import Any
 
 from .harness import CheckContext, CheckFailed, Refused
 from .hints import Hint, hint_for
+from .i18n import _
 from .launch import (
     HostError,
     HostGone,
@@ -66,11 +67,15 @@ class HostSession:
             tail = clean(session.process.stderr_tail().strip(), 600)
             session.kill()
             why = (
-                f"it did not finish importing within {timeout:g} s (a loop at module level?)"
+                _(
+                    "it did not finish importing within {seconds:g} s (a loop at module level?)"
+                ).format(seconds=timeout)
                 if isinstance(error, HostTimeout)
-                else "its process exited while importing it"
+                else _("its process exited while importing it")
             )
-            raise TreeDoesNotImport(why + (f"; its last output: {tail}" if tail else "")) from None
+            if tail:
+                why += _("; its last output: {tail}").format(tail=tail)
+            raise TreeDoesNotImport(why) from None
         if answer.get("id") != "hello" or answer.get("ok") is not True:
             session.kill()
             raise TreeDoesNotImport(
@@ -239,26 +244,28 @@ class Driver:
                 failure.hint,
             )
         except HostTimeout:
-            outcome.expected = f"the check to finish within {self.check_timeout:g} s"
-            outcome.got = (
-                f"still running after {self.check_timeout:g} s (an endless loop, or a lock "
-                "never released?): stopped, and the checks that remain run on a new host"
+            outcome.expected = _("the check to finish within {seconds:g} s").format(
+                seconds=self.check_timeout
             )
+            outcome.got = _(
+                "still running after {seconds:g} s (an endless loop, or a lock never released?): "
+                "stopped, and the checks that remain run on a new host"
+            ).format(seconds=self.check_timeout)
             self.stop()
         except (HostGone, HostProtocolError) as error:
             tail = clean(session.process.stderr_tail().strip(), 400) if session else ""
-            outcome.expected = "the check to run to the end"
-            outcome.got = f"the tree's host stopped answering ({error})" + (
-                f"; its last output: {tail}" if tail else ""
-            )
+            outcome.expected = _("the check to run to the end")
+            outcome.got = _("the tree's host stopped answering ({error})").format(error=error)
+            if tail:
+                outcome.got += _("; its last output: {tail}").format(tail=tail)
             self.stop()
         except TreeDoesNotImport as error:
-            outcome.expected, outcome.got = "the tree to import", clean(error, 400)
+            outcome.expected, outcome.got = _("the tree to import"), clean(error, 400)
         except Refused as error:
-            outcome.expected = "the check to run to the end"
+            outcome.expected = _("the check to run to the end")
             outcome.got = error.describe()
         except Exception as error:  # a malformed answer: the tree's fault, never a crash
-            outcome.expected = "answers the check can read"
+            outcome.expected = _("answers the check can read")
             outcome.got = clean(f"{type(error).__name__}: {error}", 300)
         if not outcome.passed and outcome.hint is None:
             outcome.hint = hint_for(self.tree, default_hint, number)

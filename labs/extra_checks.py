@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from .harness import CheckContext, CheckFailed, expect, record
 from .hints import Hint
+from .i18n import N_, _
 
 THREADS = 16
 
@@ -32,12 +33,17 @@ def concurrent_duplicates(ctx: CheckContext) -> None:
     run_ids = {record(record(a.get("value")).get("json")).get("runId") for a in answers}
     expect(
         len(answers) == THREADS and len(run_ids) == 1 and None not in run_ids,
-        f"one runId across {THREADS} requests",
-        f"{len(run_ids)} different answers",
+        _("one runId across {n} requests").format(n=THREADS),
+        _("{count} different answers").format(count=len(run_ids)),
         ctx.schema_or("infra/memory.py", 3),
     )
     rows = ctx.rows_with_key(ctx.key(session_id, client_id, text))
-    expect(rows == 1, "one row in runs", f"{rows} rows", ctx.schema_or("infra/memory.py", 3))
+    expect(
+        rows == 1,
+        _("one row in runs"),
+        _("{rows} rows").format(rows=rows),
+        ctx.schema_or("infra/memory.py", 3),
+    )
 
 
 def concurrent_claims(ctx: CheckContext) -> None:
@@ -50,8 +56,13 @@ def concurrent_claims(ctx: CheckContext) -> None:
     losers = {record(a.get("error")).get("type") for a in answers if not a.get("ok")}
     expect(
         wins == 1 and losers <= {"TransitionConflictError"},
-        "exactly one of two claims to win, the other refused with TransitionConflictError",
-        f"{wins} claims won" + (f", refused with {', '.join(map(str, losers))}" if losers else ""),
+        _("exactly one of two claims to win, the other refused with TransitionConflictError"),
+        _("{wins} claims won").format(wins=wins)
+        + (
+            _(", refused with {errors}").format(errors=", ".join(map(str, losers)))
+            if losers
+            else ""
+        ),
     )
 
 
@@ -66,10 +77,10 @@ def reused_client_message_id(ctx: CheckContext) -> None:
         "/chat", {"sessionId": session_id, "message": two, "clientMessageId": client_id}
     )
     if first.status != 202:
-        raise CheckFailed("202 for the first message", first.shown())
+        raise CheckFailed(_("202 for the first message"), first.shown())
     expect(
         second.status == 409,
-        "409 for a reused clientMessageId with another message",
+        _("409 for a reused clientMessageId with another message"),
         second.shown(),
         key_or_store_hint(ctx, session_id, client_id, one),
     )
@@ -89,8 +100,8 @@ def retry_without_client_id(ctx: CheckContext) -> None:
             break
     expect(
         first is not None and first == second,
-        "the same runId for the same text sent twice without a clientMessageId",
-        f"{first} then {second}",
+        _("the same runId for the same text sent twice without a clientMessageId"),
+        _("{first} then {second}").format(first=first, second=second),
         key_or_store_hint(ctx, session_id, None, body["message"]),
     )
 
@@ -108,25 +119,25 @@ def key_or_store_hint(
 EXTRA_CHECKS = [
     ExtraCheck(
         "concurrent-duplicates",
-        f"{THREADS} concurrent duplicates through the gateway give one run",
+        N_("concurrent duplicates through the gateway give one run"),
         concurrent_duplicates,
         "infra/memory.py",
     ),
     ExtraCheck(
         "concurrent-claims",
-        "two concurrent claims of one pending run: one wins",
+        N_("two concurrent claims of one pending run: one wins"),
         concurrent_claims,
         "infra/memory.py",
     ),
     ExtraCheck(
         "retry-without-client-id",
-        "the same text twice without a clientMessageId gives one run",
+        N_("the same text twice without a clientMessageId gives one run"),
         retry_without_client_id,
         "shared/keys.py",
     ),
     ExtraCheck(
         "reused-client-id",
-        "a clientMessageId reused with another message gets 409",
+        N_("a clientMessageId reused with another message gets 409"),
         reused_client_message_id,
         "gateway/routes.py",
     ),

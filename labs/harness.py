@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .hints import Hint, hint_for
+from .i18n import _
 from .trace import clean
 from .trees import Tree
 
@@ -154,7 +155,7 @@ class CheckContext:
         session_id = answer.field("sessionId")
         expect(
             answer.status == 201 and isinstance(session_id, str),
-            "POST /sessions -> 201 {sessionId}",
+            _("POST /sessions -> 201 {sessionId}"),
             answer.shown(),
         )
         return str(session_id)
@@ -166,7 +167,7 @@ class CheckContext:
         run_id = answer.field("runId")
         expect(
             answer.status == 202 and isinstance(run_id, str),
-            "POST /chat -> 202 {runId, status}",
+            _("POST /chat -> 202 {runId, status}"),
             answer.shown(),
         )
         return record(self.store("get_run", run_id, traced=False))

@@ -1,7 +1,7 @@
 """The learner's language: English as written, Simplified Chinese from a gettext catalog.
 
 Every sentence a learner reads is written in English in the code and looked up
-in `labs/locale/<lang>/LC_MESSAGES/lab.mo` when another language is chosen.
+in `labs/locale/<catalog>/LC_MESSAGES/lab.mo` when another language is chosen.
 The choice comes from `--lang`, then `LAB_LANG`, then the usual locale
 variables (`LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG`); the dashboard uses the
 browser's Accept-Language instead (see web/i18n.py).
@@ -22,6 +22,9 @@ DOMAIN = "lab"
 ENGLISH = "en"
 CHINESE = "zh_CN"
 LANGUAGES = (ENGLISH, CHINESE)
+# Each language's catalog folder in labs/locale, named as Babel names the locale (zh_CN is
+# Simplified Chinese, zh_Hans_CN in full), so the dashboard's Flask-Babel finds it too.
+CATALOGS = {CHINESE: "zh_Hans_CN"}
 
 # The variables that name a locale, most specific first, as gettext reads them.
 LOCALE_VARIABLES = ("LAB_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
@@ -59,7 +62,9 @@ def translation(language: str) -> gettext.NullTranslations:
     """The catalog for a language; English (the source text) needs none."""
     if language == ENGLISH:
         return gettext.NullTranslations()
-    return gettext.translation(DOMAIN, LOCALE_DIR, [language], fallback=True)
+    return gettext.translation(
+        DOMAIN, LOCALE_DIR, [CATALOGS.get(language, language)], fallback=True
+    )
 
 
 _active: gettext.NullTranslations = translation(choose())
@@ -67,9 +72,10 @@ _active_language: str = choose()
 
 
 def use(language: str) -> None:
-    """Speak this language from now on in this process (the CLI calls it for --lang)."""
+    """Speak this language from now on, here and in the processes started from here."""
     global _active, _active_language
     _active, _active_language = translation(language), language
+    os.environ["LAB_LANG"] = language  # the check processes a command starts speak it too
 
 
 def current() -> str:
@@ -80,6 +86,11 @@ def current() -> str:
 def _(message: str) -> str:
     """Translate one message into the language in use."""
     return _active.gettext(message)
+
+
+def N_(message: str) -> str:
+    """Mark a message for translation where it is defined; _() translates it where it is shown."""
+    return message
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:

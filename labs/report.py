@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from .i18n import _
 from .runner import CheckResult, Report
 
 # Exercism truncates a test's output to this many characters; so do we.
@@ -15,7 +16,8 @@ OUTPUT_LIMIT = 500
 
 def _marks(stream: TextIO) -> tuple[str, str]:
     encoding = (getattr(stream, "encoding", None) or "ascii").lower()
-    return ("✓ PASS", "✗ FAIL") if "utf" in encoding else ("PASS", "FAIL")
+    passed, failed = _("PASS"), _("FAIL")
+    return (f"✓ {passed}", f"✗ {failed}") if "utf" in encoding else (passed, failed)
 
 
 class LivePrinter:
@@ -34,13 +36,17 @@ class LivePrinter:
 
     def header(self, tree: str, store: str, seed: int) -> None:
         """The first line: what is checked, on which store, with which seed."""
-        self._print(f"mini-koda day 8 self-checks: tree {tree}, store {store}, seed {seed}")
+        self._print(
+            _("mini-koda day 8 self-checks: tree {tree}, store {store}, seed {seed}").format(
+                tree=tree, store=store, seed=seed
+            )
+        )
 
     def result(self, result: CheckResult) -> None:
         """One check's row, with the failure's details and its trace if asked."""
         ok, bad = _marks(self.stream)
         if result.extra and not self._shown_extra_heading:
-            self._print("extra checks (not counted in the six):")
+            self._print(_("extra checks (not counted in the six):"))
             self._shown_extra_heading = True
         label = result.key if not result.extra else "+"
         mark = ok if result.passed else bad
@@ -48,18 +54,22 @@ class LivePrinter:
         for line in result.message.splitlines():
             self._print(f"        {line}")
         if self.trace and result.events:
-            self._print("        trace:")
+            self._print("        " + _("trace:"))
             for line in _trace_lines(result):
                 self._print(f"          {line}")
 
     def footer(self, report: Report) -> None:
         """Why the checks could not run, if so, then 'N passed, N failed'."""
         if report.error:
-            self._print(f"  the checks could not run: {report.error}")
+            self._print("  " + _("the checks could not run: {error}").format(error=report.error))
         if report.seed and any(not r.passed for r in report.results):
             self._print(
-                f"  (repeat this run's inputs with --seed {report.seed}, or LAB_SEED={report.seed})"
+                "  "
+                + _("(repeat this run's inputs with --seed {seed}, or LAB_SEED={seed})").format(
+                    seed=report.seed
+                )
             )
+        # Programs read this line (CI, graders, the dashboard): it stays in English.
         self._print(f"{report.passed} passed, {report.failed} failed")
 
 

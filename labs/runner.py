@@ -14,6 +14,7 @@ from .driver import CHECK_TIMEOUT, START_TIMEOUT, Driver, TreeDoesNotImport
 from .extra_checks import EXTRA_CHECKS, ExtraCheck
 from .harness import Refused
 from .hints import Hint
+from .i18n import _
 from .launch import HostError, Launcher
 from .trace import Event, clean
 from .trees import Tree, TreeLoadError, find_tree
@@ -44,8 +45,11 @@ class CheckResult:
         """One paragraph for a failure; empty for a pass."""
         if self.passed:
             return ""
-        text = f"expected: {self.expected}\ngot:      {self.got}"
-        return text + (f"\nhint:     {self.hint}" if self.hint else "")
+        lines = [_("expected: {text}").format(text=self.expected)]
+        lines.append(_("got:      {text}").format(text=self.got))
+        if self.hint:
+            lines.append(_("hint:     {text}").format(text=self.hint))
+        return "\n".join(lines)
 
 
 @dataclass
@@ -141,7 +145,13 @@ def run_checks(
     try:
         found = tree if isinstance(tree, Tree) else find_tree(str(tree))
     except TreeLoadError as error:
-        return Report(name, store_kind, [], error=f"the tree does not import: {error}", seed=seed)
+        return Report(
+            name,
+            store_kind,
+            [],
+            error=_("the tree does not import: {error}").format(error=error),
+            seed=seed,
+        )
     try:
         driver = Driver(
             found,
@@ -161,7 +171,11 @@ def run_checks(
         except TreeDoesNotImport as error:
             text = clean(error, 600)
             return Report(
-                found.name, store_kind, [], error=f"the tree does not import: {text}", seed=seed
+                found.name,
+                store_kind,
+                [],
+                error=_("the tree does not import: {error}").format(error=text),
+                seed=seed,
             )
         except (Refused, HostError) as error:
             return Report(found.name, store_kind, [], error=clean(error, 600), seed=seed)
@@ -176,7 +190,7 @@ def run_checks(
             result = CheckResult(
                 key,
                 number,
-                check.title,
+                _(check.title),
                 outcome.passed,
                 outcome.duration_ms,
                 outcome.expected,

@@ -26,6 +26,7 @@ from typing import TextIO
 from .checks import CHECKS
 from .grading.criteria import Outcome
 from .grading.isolate import check_outcomes
+from .i18n import _
 from .regions import IGNORED_DIRS, source_files
 from .review.texts import message
 
@@ -62,7 +63,7 @@ def event_changes(root: Path, stop: threading.Event) -> Iterator[set[str]]:
     from watchfiles import watch
 
     for changes in watch(root, stop_event=stop, raise_interrupt=True):
-        changed = {Path(path).relative_to(root).as_posix() for _, path in changes}
+        changed = {Path(path).relative_to(root).as_posix() for _change, path in changes}
         # Editors and tools write temporary files beside the real ones: only Python counts.
         relevant = {
             path
@@ -89,7 +90,7 @@ def changes(
 
 def summary_lines(tree: str, outcomes: dict[int, Outcome]) -> list[str]:
     """n/6 with a bar, then the first failing check with what it wanted and its hint."""
-    titles = {check.number: check.title for check in CHECKS}
+    titles = {check.number: _(check.title) for check in CHECKS}
     passed = sum(o.passed for o in outcomes.values())
     bar = "#" * passed + "." * (len(titles) - passed)
     lines = [f"[{time.strftime('%H:%M:%S')}] {tree}: [{bar}] {passed}/{len(titles)} checks pass"]
@@ -184,7 +185,7 @@ def next_hint(root: Path, outcomes: dict[int, Outcome]) -> list[str]:
     failing = [n for n in sorted(outcomes) if not outcomes[n].passed]
     if not failing:
         return [message("watch", "no_hint_needed")]
-    titles = {check.number: check.title for check in CHECKS}
+    titles = {check.number: _(check.title) for check in CHECKS}
     number = failing[0]
     tier = tier_to_show(root, number)
     return hint_lines(root, number, tier, titles.get(number, ""), next_label="next_key")

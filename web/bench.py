@@ -16,6 +16,7 @@ from typing import Any
 from labs.trees import load_tree
 
 from .demo import DemoExecutor
+from .i18n import _
 from .journal import Journal
 from .moves import LESSON_ALLOWED, LessonMoves
 from .outcome import Outcome
@@ -87,16 +88,25 @@ class Bench(LessonMoves):
         said = str(error)
         command = ALEMBIC_COMMAND.search(said)
         if command:  # the database answers, but this tree's tables are not there
-            return (
-                f"the {self.store_kind} store cannot work without its tables ({said}); "
-                f"run `{command.group(1)}`, then reload"
+            return _(
+                "the %(store)s store cannot work without its tables (%(said)s); "
+                "run `%(command)s`, then reload",
+                store=self.store_kind,
+                said=said,
+                command=command.group(1),
             )
         if "cannot reach the database" in said or "database unreachable" in said:
-            return (
-                f"the {self.store_kind} store did not answer ({said}); "
-                "start the database again and reload"
+            return _(
+                "the %(store)s store did not answer (%(said)s); "
+                "start the database again and reload",
+                store=self.store_kind,
+                said=said,
             )
-        return f"the {self.store_kind} store did not answer ({said}); reload to try again"
+        return _(
+            "the %(store)s store did not answer (%(said)s); reload to try again",
+            store=self.store_kind,
+            said=said,
+        )
 
     def close(self) -> None:
         """Stop the demo executor, then release the store's connections (SqlStore has a pool)."""

@@ -106,6 +106,7 @@ def start_checks(
     timeout: float,
     output_limit: int = OUTPUT_LIMIT,
     on_end: Callable[[], None] = lambda: None,
+    language: str | None = None,
 ) -> CheckRun:
     """Start every check on a tree in a child process; rows fill in as checks finish.
 
@@ -116,6 +117,8 @@ def start_checks(
     env.pop("MOCK", None)
     if database_url:
         env["DATABASE_URL"] = database_url
+    if language:  # the rows are written in the page's language
+        env["LAB_LANG"] = language
     run = CheckRun(
         tree,
         store,

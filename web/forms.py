@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from flask import request
 
+from .i18n import _
 from .safety import FormError
 
 
@@ -13,9 +14,17 @@ def text(name: str, *, required: bool = True, limit: int = 500) -> str:
     """A trimmed text field, at most limit characters."""
     value = request.form.get(name, "").strip()
     if required and not value:
-        raise FormError(name, f"{name} is required")
+        raise FormError(name, _("%(name)s is required", name=name))
     if len(value) > limit:
-        raise FormError(name, f"{name} is {len(value)} characters; at most {limit}")
+        raise FormError(
+            name,
+            _(
+                "%(name)s is %(length)s characters; at most %(limit)s",
+                name=name,
+                length=len(value),
+                limit=limit,
+            ),
+        )
     return value
 
 
@@ -25,9 +34,20 @@ def number(name: str, low: int, high: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise FormError(name, f"{name} must be a whole number, not {raw!r}") from None
+        raise FormError(
+            name, _("%(name)s must be a whole number, not %(raw)s", name=name, raw=repr(raw))
+        ) from None
     if not low <= value <= high:
-        raise FormError(name, f"{name} must be between {low} and {high}, not {value}")
+        raise FormError(
+            name,
+            _(
+                "%(name)s must be between %(low)s and %(high)s, not %(value)s",
+                name=name,
+                low=low,
+                high=high,
+                value=value,
+            ),
+        )
     return value
 
 
@@ -35,7 +55,15 @@ def choice(name: str, choices: Sequence[str]) -> str:
     """One of the given choices."""
     value = request.form.get(name, "")
     if value not in choices:
-        raise FormError(name, f"{name} must be one of {', '.join(choices)}, not {value!r}")
+        raise FormError(
+            name,
+            _(
+                "%(name)s must be one of %(choices)s, not %(value)s",
+                name=name,
+                choices=", ".join(choices),
+                value=repr(value),
+            ),
+        )
     return value
 
 

@@ -9,6 +9,9 @@ from typing import Any
 
 from flask import Flask
 
+from labs.i18n import N_
+
+from .i18n import _
 from .journal import Entry, Journal
 from .outcome import Outcome
 from .sent import SentRuns
@@ -69,7 +72,7 @@ class Intake(SentRuns):
             if not replayed:  # a new run: the notice about runs that left has been seen
                 self._dropped = 0
         outcome = "replayed" if replayed else "accepted"
-        detail = "same request again: the existing run came back" if replayed else "new run"
+        detail = N_("same request again: the existing run came back") if replayed else N_("new run")
         self.journal.add(Entry(run_id, "gateway", "create", outcome, detail, target="pending"))
         return str(run_id)
 
@@ -87,25 +90,41 @@ class Intake(SentRuns):
         if run_id is None:
             return self._remember(
                 Outcome(
-                    "refused", f"the gateway answered {status}: {answer.get('message', answer)}"
+                    "refused",
+                    _(
+                        "the gateway answered %(status)s: %(said)s",
+                        status=status,
+                        said=answer.get("message", answer),
+                    ),
                 )
             )
         if fail:
             self.will_fail.add(run_id)
         if replayed:
             return self._remember(
-                Outcome("replay", f"202: the existing run {run_id} came back (nothing inserted)")
+                Outcome(
+                    "replay",
+                    _(
+                        "202: the existing run %(run_id)s came back (nothing inserted)",
+                        run_id=run_id,
+                    ),
+                )
             )
         earlier = self._sent_with(body, client_message_id, run_id) if client_message_id else []
         if earlier:
             return self._remember(
                 Outcome(
                     "warn",
-                    f"202: a NEW run {run_id}, though clientMessageId {client_message_id!r} "
-                    f"already made run {earlier[0]}: the retry was not recognised",
+                    _(
+                        "202: a NEW run %(run_id)s, though clientMessageId %(client_id)s "
+                        "already made run %(earlier)s: the retry was not recognised",
+                        run_id=run_id,
+                        client_id=repr(client_message_id),
+                        earlier=earlier[0],
+                    ),
                 )
             )
-        return self._remember(Outcome("ok", f"202: created run {run_id}"))
+        return self._remember(Outcome("ok", _("202: created run %(run_id)s", run_id=run_id)))
 
     def _sent_with(self, body: dict[str, str], client_message_id: str, run_id: str) -> list[str]:
         """Other runs this bench sent in body's session with the same clientMessageId."""
@@ -128,20 +147,32 @@ class Intake(SentRuns):
             return self._remember(
                 Outcome(
                     "replay",
-                    f"same request again → same run id {run_id} (replayed, nothing inserted)",
+                    _(
+                        "same request again → same run id %(run_id)s (replayed, nothing inserted)",
+                        run_id=run_id,
+                    ),
                 )
             )
         if again is None:
             return self._remember(
                 Outcome(
-                    "refused", f"the gateway answered {status}: {answer.get('message', answer)}"
+                    "refused",
+                    _(
+                        "the gateway answered %(status)s: %(said)s",
+                        status=status,
+                        said=answer.get("message", answer),
+                    ),
                 )
             )
         return self._remember(
             Outcome(
                 "warn",
-                f"same request again → a NEW run {again}: "
-                f"the retry was not recognised (first was {run_id})",
+                _(
+                    "same request again → a NEW run %(again)s: "
+                    "the retry was not recognised (first was %(run_id)s)",
+                    again=again,
+                    run_id=run_id,
+                ),
             )
         )
 
@@ -161,7 +192,10 @@ class Intake(SentRuns):
         with ThreadPoolExecutor(copies) as pool:
             run_ids = list(pool.map(post, range(copies)))
         distinct = {r for r in run_ids if r}
-        text = f"{copies} concurrent duplicates → {len(distinct)} run(s)"
+        text = _(
+            "%(copies)s concurrent duplicates → %(runs)s run(s)", copies=copies, runs=len(distinct)
+        )
         if len(distinct) == 1:
-            return self._remember(Outcome("ok", text + f": all got {distinct.pop()}"))
-        return self._remember(Outcome("warn", text + ": one message became several runs"))
+            all_got = _("all got %(run_id)s", run_id=distinct.pop())
+            return self._remember(Outcome("ok", f"{text}: {all_got}"))
+        return self._remember(Outcome("warn", f"{text}: {_('one message became several runs')}"))

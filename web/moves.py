@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from labs.i18n import N_
+
+from .i18n import _, translated
 from .intake import Intake
 from .journal import Entry
 from .lesson import LESSON_ALLOWED_STATUSES
@@ -58,7 +61,7 @@ class LessonMoves(Intake):
                 actor,
                 "transition",
                 "illegal",
-                "went through, though the allowlist forbids it",
+                N_("went through, though the allowlist forbids it"),
                 source,
                 target,
             )
@@ -99,10 +102,16 @@ class LessonMoves(Intake):
         """Move a run to one of the next states the lesson's allowlist offers."""
         current = self.status_of(run_id)
         if target not in LESSON_ALLOWED[current]:
-            offered = ", ".join(LESSON_ALLOWED[current]) or "nothing (terminal)"
+            offered = ", ".join(LESSON_ALLOWED[current]) or _("nothing (terminal)")
             raise FormError(
                 "target",
-                f"{current} → {target!r} is not offered; from {current} the choices are: {offered}",
+                _(
+                    "%(current)s → %(target)s is not offered; "
+                    "from %(current)s the choices are: %(offered)s",
+                    current=current,
+                    target=repr(target),
+                    offered=offered,
+                ),
             )
         return self._outcome_of(self.move(run_id, current, target, "dashboard"))
 
@@ -110,7 +119,10 @@ class LessonMoves(Intake):
         """Try the move the lesson forbids: done -> running."""
         current = self.status_of(run_id)
         if current != "done":
-            raise FormError("run", f"force done → running needs a done run; it is {current}")
+            raise FormError(
+                "run",
+                _("force done → running needs a done run; it is %(current)s", current=current),
+            )
         return self._outcome_of(self.move(run_id, "done", "running", "dashboard"))
 
     def duplicate_seq(self, run_id: str) -> Outcome:
@@ -128,14 +140,20 @@ class LessonMoves(Intake):
         what = (
             f"{entry.source} → {entry.target}"
             if entry.action == "transition"
-            else f"message at seq {entry.seq}"
+            else _("message at seq %(seq)s", seq=entry.seq)
         )
         tone = {"accepted": "ok", "refused": "refused"}.get(entry.outcome, "warn")
         words = {
-            "accepted": "accepted",
-            "refused": "REFUSED",
-            "illegal": "WENT THROUGH (illegal)",
-            "duplicate": "STORED TWICE",
+            "accepted": _("accepted"),
+            "refused": _("REFUSED"),
+            "illegal": _("WENT THROUGH (illegal)"),
+            "duplicate": _("STORED TWICE"),
         }
-        text = f"run {entry.run_id}: {what} {words[entry.outcome]}"
-        return self._remember(Outcome(tone, text + (f": {entry.detail}" if entry.detail else "")))
+        text = _(
+            "run %(run_id)s: %(move)s %(outcome)s",
+            run_id=entry.run_id,
+            move=what,
+            outcome=words[entry.outcome],
+        )
+        detail = translated(entry.detail)
+        return self._remember(Outcome(tone, text + (f": {detail}" if detail else "")))

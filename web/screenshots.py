@@ -30,7 +30,11 @@ from labs.trees import REPO_ROOT
 COMMAND = "python -m web.screenshots"
 MANIFEST = Path("docs/screenshots.json")
 # The browser tests that take the pictures (each calls screenshot(..., docs=True)).
-BROWSER_TESTS = ["tests/web/test_browser.py", "tests/web/test_browser_postgres.py"]
+BROWSER_TESTS = [
+    "tests/web/test_browser.py",
+    "tests/web/test_browser_postgres.py",
+    "tests/web/test_browser_chinese.py",
+]
 
 # What every picture is made from: the page around it, and the code that serves and drives it.
 COMMON = [
@@ -87,6 +91,14 @@ def tree(name: str) -> list[str]:
 SHOTS: dict[str, list[str]] = {
     "checks-starter": [*CHECKS, *tree("starter")],
     "checks-diagram": [*CHECKS, *tree("solution")],
+    "checks-zh": [
+        *CHECKS,
+        *tree("starter"),
+        "labs/i18n.py",
+        "web/i18n.py",
+        "labs/locale/zh_Hans_CN/LC_MESSAGES/lab.po",
+        "tests/web/test_browser_chinese.py",
+    ],
     "runs-refused": [*RUNS, *tree("solution")],
     "runs-live": [*RUNS, *tree("starter")],
     "run-detail": [

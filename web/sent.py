@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from .i18n import _
 from .safety import FormError
 
 
@@ -52,14 +53,15 @@ class SentRuns:
         count = self._dropped
         if not count:
             return ""
-        runs = (
-            "1 run sent from this bench is"
-            if count == 1
-            else f"{count} runs sent from this bench are"
-        )
-        return (
-            f"{runs} no longer in the database (rows deleted, or the tables dropped and "
-            "migrated again): dropped from the table"
+        if count == 1:
+            return _(
+                "1 run sent from this bench is no longer in the database (rows deleted, or the "
+                "tables dropped and migrated again): dropped from the table"
+            )
+        return _(
+            "%(count)s runs sent from this bench are no longer in the database (rows deleted, "
+            "or the tables dropped and migrated again): dropped from the table",
+            count=count,
         )
 
     def _request_of(self, run_id: str) -> dict[str, str]:
@@ -67,13 +69,16 @@ class SentRuns:
             if run_id in self._gone:
                 raise FormError("run", gone(run_id), status=404)
             if run_id not in self._requests:
-                raise FormError("run", f"no run {run_id!r} was sent from this bench")
+                raise FormError(
+                    "run", _("no run %(run_id)s was sent from this bench", run_id=repr(run_id))
+                )
             return dict(self._requests[run_id])
 
 
 def gone(run_id: str) -> str:
     """Why a run the bench sent cannot be shown or moved any more."""
-    return (
-        f"run {run_id} is no longer in the database (its rows were deleted, or the tables "
-        "dropped and migrated again)"
+    return _(
+        "run %(run_id)s is no longer in the database (its rows were deleted, or the tables "
+        "dropped and migrated again)",
+        run_id=run_id,
     )

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .i18n import _
 from .journal import Entry
 
 
@@ -20,12 +21,14 @@ class Cell:
 
     @property
     def tag(self) -> str:
-        """The words that say what the cell is, so colour is not the only sign."""
+        """The words that say what the cell is, so colour is not the only sign (in the page's
+        language: the template reads it)."""
+        if self.kind == "message":
+            return ""
         return {
-            "message": "",
-            "duplicate": "DUPLICATE seq",
-            "refused": "REFUSED attempt",
-            "gap": "GAP: no message",
+            "duplicate": _("DUPLICATE seq"),
+            "refused": _("REFUSED attempt"),
+            "gap": _("GAP: no message"),
         }[self.kind]
 
 

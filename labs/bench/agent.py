@@ -57,11 +57,17 @@ def work(tree: str, threads: int, stop: threading.Event) -> None:
     store = infra.make_store()
 
     def loop() -> None:
+        idle = 0.02
         while not stop.is_set():
             pending = store.pending_runs(64)
             random.shuffle(pending)  # fewer collisions between threads polling together
-            if not any(execute(store, states, errors, r.id, r.input) for r in pending[:4]):
-                stop.wait(0.02)
+            if any(execute(store, states, errors, r.id, r.input) for r in pending[:4]):
+                idle = 0.02
+            else:
+                # Nothing to take: wait, longer each time, so that idle threads do not
+                # spend the CPU the gateway being measured needs.
+                stop.wait(idle)
+                idle = min(idle * 2, 0.25)
 
     workers = [threading.Thread(target=loop, daemon=True) for _ in range(threads)]
     for worker in workers:

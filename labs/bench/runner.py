@@ -1,4 +1,13 @@
-"""One benchmark run: a scratch database, the four parts, one report."""
+"""One benchmark run: a scratch database, the parts, one report.
+
+(a) raw INSERT ... ON CONFLICT DO NOTHING, driven by pgbench; (b)
+SqlStore.create_run, called from Python threads; (c0) gunicorn serving an
+app that does nothing, and (c) POST /chat through gunicorn, both driven by
+wrk; the same (c) at a fixed arrival rate; (d) accept latency while slow
+agent runs are in flight, in workers and in the handler; and the memory
+store's per-call cost at a small and a big size. When pgbench or wrk is
+missing, the Python load generator stands in, and the report says so.
+"""
 
 from __future__ import annotations
 
@@ -10,142 +19,241 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, replace
+from functools import partial
 
 import psycopg2
 
 from ..scratchdb import migrate, scratch_database
 from ..trees import REPO_ROOT
 from .agent import SLOW_MESSAGE
+from .cpu import Meter, per_operation, pids_meter, postgres_meter, sample
+from .memory import measure_memory_store
+from .model import (
+    ACCEPT_CONNECTIONS,
+    ACCEPT_RATE,
+    OPEN_CONNECTIONS,
+    PROBES,
+    SLOW_RUNS,
+    BenchReport,
+    BenchSettings,
+)
 from .server import GatewayServer
 from .stats import Measurement
+from .tools import find_tool, run_pgbench, run_wrk
 
-LEVELS = [1, 4, 16]
-SLOW_RUNS = 16
-PROBES = 4
-
-
-@dataclass(frozen=True)
-class BenchSettings:
-    """How long and how hard: --quick shortens every window."""
-
-    quick: bool = False
-    tree: str = "solution"
-    # gunicorn for (c): processes x threads; two cores want two processes.
-    workers: int = 2
-    threads: int = 8
-
-    @property
-    def seconds(self) -> float:
-        """Measured window per load."""
-        return 0.8 if self.quick else 4.0
-
-    @property
-    def warmup(self) -> float:
-        """Unmeasured start of each load (connections, caches)."""
-        return 0.2 if self.quick else 1.0
-
-    @property
-    def agent_seconds(self) -> float:
-        """How long one slow agent run takes in part (d)."""
-        return 1.0 if self.quick else 3.0
-
-
-@dataclass
-class BenchReport:
-    """Everything one run measured, with the machine it ran on."""
-
-    machine: dict[str, object]
-    settings: dict[str, object]
-    raw_sql: list[Measurement] = field(default_factory=list)
-    store: list[Measurement] = field(default_factory=list)
-    http: list[Measurement] = field(default_factory=list)
-    accept_split: Measurement | None = None
-    accept_inline: Measurement | None = None
-    slow_runs_started: dict[str, int] = field(default_factory=dict)
-
-    def ratios(self) -> dict[int, float]:
-        """(c)/(a) throughput at each concurrency."""
-        floor = {m.clients: m.throughput for m in self.raw_sql}
-        return {
-            m.clients: round(m.throughput / floor[m.clients], 2)
-            for m in self.http
-            if floor.get(m.clients)
-        }
-
-    def as_dict(self) -> dict[str, object]:
-        """A JSON-ready view."""
-        return {**asdict(self), "ratio_c_over_a": {str(k): v for k, v in self.ratios().items()}}
+FLOOR_APP = "labs.bench.floor:app"
 
 
 def run_bench(
     settings: BenchSettings, database_url: str | None, say: Callable[[str], None] = print
 ) -> BenchReport:
-    """Measure (a) to (d) on one scratch database and return the report."""
+    """Measure every part on one scratch database and return the report."""
     started = time.monotonic()
-    say("making a scratch database" + ("" if database_url else " on a throwaway cluster"))
+    steps: list[tuple[str, float]] = []
+
+    def step(line: str) -> None:
+        """Say what comes next, and remember when it began (the report lists each step's time)."""
+        steps.append((line, time.monotonic()))
+        say(line)
+
+    step("making a scratch database" + ("" if database_url else " on a throwaway cluster"))
     with scratch_database(database_url, "bench", durable=True) as url:
         migrate(url, settings.tree)
         report = BenchReport(
             _machine(url),
             {
                 **asdict(settings),
-                "levels": LEVELS,
+                "levels": settings.levels,
                 "seconds": settings.seconds,
                 "warmup": settings.warmup,
                 "agent_seconds": settings.agent_seconds,
             },
         )
-        session_id = _new_session(url, settings.tree)
         base = {
             "database_url": url,
             "schema": settings.tree,
             "tree": settings.tree,
-            "session_id": session_id,
-            "clients": LEVELS,
+            "session_id": _new_session(url, settings.tree),
+            "clients": settings.levels,
             "warmup": settings.warmup,
             "seconds": settings.seconds,
         }
-        say("(a) raw INSERT ... ON CONFLICT DO NOTHING")
-        report.raw_sql = _load({**base, "kind": "sql", "part": "a"})
-        say("(b) SqlStore.create_run")
+        step("(a) raw INSERT ... ON CONFLICT DO NOTHING")
+        report.raw_sql = raw_sql_part(settings, base)
+        step("(b) SqlStore.create_run (Python threads)")
         report.store = _load({**base, "kind": "store", "part": "b"})
-        say("(c) POST /chat through gunicorn")
-        env = {"DATABASE_URL": url, "DB_SCHEMA": settings.tree}
-        app = f"{settings.tree}.gateway.wsgi:app"
-        with GatewayServer(app, env, workers=settings.workers, threads=settings.threads) as server:
-            report.http = _load({**base, "kind": "http", "part": "c", "port": server.port})
-        say(f"(d) accept latency with {SLOW_RUNS} slow agent runs in flight")
-        accept = {
-            **base,
-            "kind": "accept",
-            "slow_runs": SLOW_RUNS,
-            "probes": PROBES,
-            "seconds": settings.seconds * 2,
-            "warmup": settings.warmup * 2,
-        }
-        _clear_queue(url, settings.tree)
-        env |= {"BENCH_AGENT_SECONDS": str(settings.agent_seconds), "BENCH_TREE": settings.tree}
-        report.accept_split = _split(url, app, env, settings, accept)
-        report.slow_runs_started["split"] = _slow_runs_started(url, settings.tree)
-        with GatewayServer("labs.bench.inline:app", env, workers=1, threads=SLOW_RUNS) as server:
-            report.accept_inline = _load(
-                {**accept, "mode": "inline", "part": "d-inline", "port": server.port}
-            )[0]
-        report.slow_runs_started["inline"] = (
-            _slow_runs_started(url, settings.tree) - report.slow_runs_started["split"]
-        )
-    report.settings["wall_seconds"] = round(time.monotonic() - started, 1)
+        _http_parts(report, settings, base, step)
+        _accept_parts(report, settings, base, step)
+    step(
+        "memory store: create_run and append_message at "
+        + " and ".join(f"{n:,}" for n in settings.memory_sizes)
+        + " rows"
+    )
+    report.memory = measure_memory_store(
+        settings.tree, settings.memory_sizes, settings.memory_budget
+    )
+    ended = time.monotonic()
+    report.settings["wall_seconds"] = round(ended - started, 1)
+    report.settings["step_seconds"] = {
+        line: round(end - begin, 1)
+        for (line, begin), end in zip(steps, [t for _, t in steps[1:]] + [ended], strict=True)
+    }
     return report
 
 
-def _split(
-    url: str, app: str, env: dict[str, str], settings: BenchSettings, accept: dict[str, object]
-) -> Measurement:
-    """Gateway and workers as separate processes; the workers keep 16 runs busy."""
-    window = settings.warmup + float(str(accept["seconds"]))
-    backlog = SLOW_RUNS * (int(window / settings.agent_seconds) + 2)
-    workers = subprocess.Popen(
+def raw_sql_part(settings: BenchSettings, base: dict[str, object]) -> list[Measurement]:
+    """(a) at each level: pgbench if installed, else the Python generator."""
+    pgbench = find_tool("pgbench")
+    if pgbench is None:
+        return _load({**base, "kind": "sql", "part": "a"})
+    url, session_id = str(base["database_url"]), str(base["session_id"])
+    meters = _postgres(url)
+    load = partial(run_pgbench, pgbench, url, settings.tree, session_id)
+    return [_metered(meters, partial(load, n, settings.seconds)) for n in _levels(base)]
+
+
+def http_part(
+    settings: BenchSettings, base: dict[str, object], part: str, server: GatewayServer
+) -> list[Measurement]:
+    """(c0) or (c) at each level, closed loop: wrk if installed, else the Python generator."""
+    wrk, port = find_tool("wrk"), server.port
+    if wrk is None:
+        return _load({**base, **_at(server), "kind": "http", "part": part})
+    session_id, levels = str(base["session_id"]), _levels(base)
+    if part == "c" and not settings.quick:
+        run_wrk(wrk, part, port, session_id, max(levels), 1)  # warm-up: connection pools
+    meters = {**_postgres(str(base["database_url"])), "server": pids_meter(server.worker_pids)}
+    load = partial(run_wrk, wrk, part, port, session_id)
+    return [_metered(meters, partial(load, n, settings.seconds)) for n in levels]
+
+
+def _at(server: GatewayServer) -> dict[str, object]:
+    """The spec keys that point a Python load at a server and its workers' CPU."""
+    return {"port": server.port, "server_pids": sorted(server.worker_pids())}
+
+
+def _postgres(url: str) -> dict[str, Meter]:
+    found = postgres_meter(url)
+    return {"postgres": found} if found else {}
+
+
+def _metered(meters: dict[str, Meter], load: Callable[[], Measurement]) -> Measurement:
+    """Run a tool's load between two readings of the meters; attach CPU per operation."""
+    before = sample(meters)
+    measured = load()
+    return replace(measured, cpu_ms=per_operation(before, sample(meters), measured.operations))
+
+
+def _levels(base: dict[str, object]) -> list[int]:
+    levels = base["clients"]
+    assert isinstance(levels, list)
+    return [int(n) for n in levels]
+
+
+def _http_parts(
+    report: BenchReport,
+    settings: BenchSettings,
+    base: dict[str, object],
+    say: Callable[[str], None],
+) -> None:
+    """(c0) and (c) closed loop, (c) open loop, and the Python cross-check of the tools."""
+    top = max(settings.levels)
+    env = {"DATABASE_URL": str(base["database_url"]), "DB_SCHEMA": settings.tree}
+    servers = {"workers": settings.workers, "threads": settings.threads}
+    say("(c0) the HTTP floor: gunicorn serving an app that does nothing")
+    # Both servers start together; the gateway waits, idle, while the floor is measured.
+    gateway = GatewayServer(
+        f"{settings.tree}.gateway.wsgi:app", env, **servers, graceful_stop=False
+    ).launch()
+    try:
+        with GatewayServer(FLOOR_APP, {}, **servers, graceful_stop=False) as server:
+            report.floor_http = http_part(settings, base, "c0", server)
+    except BaseException:
+        gateway.stop()
+        raise
+    say("(c) POST /chat through gunicorn, then at a fixed rate (open loop)")
+    with gateway as server:
+        report.http = http_part(settings, base, "c", server)
+        if report.http[0].tool == "wrk" and not settings.quick:
+            check = _load({**base, **_at(server), "kind": "http", "part": "c", "clients": [top]})
+            report.cross_check += check
+        rate = settings.open_rate or max(50.0, round(max(m.throughput for m in report.http) / 2))
+        report.open_http = _load(
+            {
+                **base,
+                **_at(server),
+                "kind": "http-open",
+                "part": "c",
+                "rate": rate,
+                "connections": OPEN_CONNECTIONS,
+            }
+        )
+    if report.raw_sql[0].tool == "pgbench" and not settings.quick:
+        report.cross_check += _load({**base, "kind": "sql", "part": "a", "clients": [top]})
+
+
+def _accept_parts(
+    report: BenchReport,
+    settings: BenchSettings,
+    base: dict[str, object],
+    say: Callable[[str], None],
+) -> None:
+    """(d): accept latency with slow runs in flight, in workers (split) and in the handler."""
+    say(f"(d) accept latency with {SLOW_RUNS} slow agent runs in flight")
+    url = str(base["database_url"])
+    loads: list[dict[str, object]] = [
+        {"loop": "open", "rate": ACCEPT_RATE, "connections": ACCEPT_CONNECTIONS}
+    ]
+    if not settings.quick:
+        loads.insert(0, {"loop": "closed", "probes": PROBES})
+    accept = {
+        **base,
+        "kind": "accept",
+        "slow_runs": SLOW_RUNS,
+        "seconds": settings.seconds * (1 if settings.quick else 2),
+        "warmup": settings.warmup * (1 if settings.quick else 2),
+    }
+    _clear_queue(url, settings.tree)
+    app = f"{settings.tree}.gateway.wsgi:app"
+    env = {
+        "DATABASE_URL": url,
+        "DB_SCHEMA": settings.tree,
+        "BENCH_AGENT_SECONDS": str(settings.agent_seconds),
+        "BENCH_TREE": settings.tree,
+    }
+    # Start all three processes at once; the inline server idles until its turn.
+    inline = GatewayServer(
+        "labs.bench.inline:app", env, workers=1, threads=SLOW_RUNS, graceful_stop=False
+    ).launch()
+    agent = _start_agent(env, settings)
+    try:
+        split = GatewayServer(app, env, workers=1, threads=SLOW_RUNS, graceful_stop=False)
+        with split.launch() as server:
+            assert agent.stdout is not None
+            agent.stdout.readline()  # "ready": the store is built, the threads are starting
+            window = (float(str(accept["warmup"])) + float(str(accept["seconds"])) + 1) * len(loads)
+            backlog = SLOW_RUNS * (int(window / settings.agent_seconds) + 2)
+            for number, load in enumerate(loads):
+                spec = {**accept, **load, **_at(server), "mode": "split", "part": "d-split"}
+                report.accept += _load({**spec, "backlog": backlog if number == 0 else 0})
+        agent.send_signal(signal.SIGTERM)  # it finishes its runs while the monolith is measured
+        report.slow_runs_started["split"] = _slow_runs_started(url, settings.tree)
+        with inline as server:
+            for load in loads:
+                spec = {**accept, **load, **_at(server), "mode": "inline", "part": "d-inline"}
+                report.accept += _load(spec)
+    finally:
+        inline.stop()
+        _stop_agent(agent, settings.agent_seconds + 10)
+    report.slow_runs_started["inline"] = (
+        _slow_runs_started(url, settings.tree) - report.slow_runs_started["split"]
+    )
+
+
+def _start_agent(env: dict[str, str], settings: BenchSettings) -> subprocess.Popen[bytes]:
+    """The split's workers: python -m labs.bench.agent, keeping 16 runs busy."""
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -159,26 +267,18 @@ def _split(
         env={**os.environ, **env},
         stdout=subprocess.PIPE,
     )
+
+
+def _stop_agent(agent: subprocess.Popen[bytes], timeout: float) -> None:
+    """SIGTERM (the threads finish the run in hand), then SIGKILL if it hangs."""
+    agent.send_signal(signal.SIGTERM)
     try:
-        assert workers.stdout is not None
-        workers.stdout.readline()  # "ready": the store is built, the threads are starting
-        with GatewayServer(app, env, workers=1, threads=SLOW_RUNS) as server:
-            return _load(
-                {
-                    **accept,
-                    "mode": "split",
-                    "part": "d-split",
-                    "backlog": backlog,
-                    "port": server.port,
-                }
-            )[0]
-    finally:
-        workers.send_signal(signal.SIGTERM)
-        try:
-            workers.wait(timeout=settings.agent_seconds + 10)
-        except subprocess.TimeoutExpired:
-            workers.kill()
-            workers.wait()
+        agent.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        agent.kill()
+        agent.wait()
+    if agent.stdout is not None:
+        agent.stdout.close()
 
 
 def _load(spec: dict[str, object]) -> list[Measurement]:

@@ -36,6 +36,7 @@ class GatewayServer:
         workers: int = 2,
         threads: int = 8,
         port: int | None = None,
+        graceful_stop: bool = True,
     ) -> None:
         self.app = app
         self.port = port or free_port()
@@ -44,6 +45,8 @@ class GatewayServer:
         self.env = {k: v for k, v in os.environ.items() if k != "MOCK"} | dict(env)
         self.log = Path(tempfile.mkstemp(prefix="koda-gunicorn-", suffix=".log")[1])
         self.process: subprocess.Popen[bytes] | None = None
+        # SIGTERM lets requests in flight finish (up to --graceful-timeout); SIGQUIT does not.
+        self.stop_signal = signal.SIGTERM if graceful_stop else signal.SIGQUIT
 
     def command(self) -> list[str]:
         """The gunicorn command line."""
@@ -70,10 +73,20 @@ class GatewayServer:
 
     def start(self, timeout: float = 30.0) -> GatewayServer:
         """Start gunicorn and wait until every worker can answer /healthz."""
+        self.launch()
+        return self.wait_ready(timeout)
+
+    def launch(self) -> GatewayServer:
+        """Start gunicorn without waiting (start several servers at once, then wait_ready)."""
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
                 self.command(), cwd=REPO_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
             )
+        return self
+
+    def wait_ready(self, timeout: float = 30.0) -> GatewayServer:
+        """Wait until every worker of a launched server can answer /healthz."""
+        assert self.process is not None, "launch() first"
         deadline = time.monotonic() + timeout
         while len(self.worker_pids()) < self.workers or not self._healthy():
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -118,9 +131,9 @@ class GatewayServer:
             return ""
 
     def stop(self) -> None:
-        """Stop gracefully (SIGTERM), then firmly if it hangs; remove the log."""
+        """Stop (gracefully unless told otherwise), then firmly if it hangs; remove the log."""
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.process.send_signal(self.stop_signal)
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -129,7 +142,7 @@ class GatewayServer:
         self.log.unlink(missing_ok=True)
 
     def __enter__(self) -> GatewayServer:
-        return self.start()
+        return self.start() if self.process is None else self.wait_ready()
 
     def __exit__(
         self,

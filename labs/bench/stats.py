@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,12 @@ class Measurement:
     p50_ms: float
     p99_ms: float
     errors: int
+    tool: str = "python"  # what generated the load: pgbench, wrk, or the Python loadgen
+    loop: str = "closed"  # closed: each client waits for its answer; open: a fixed arrival rate
+    rate: float = 0.0  # open loop: the arrival rate asked for, per second
+    late: int = 0  # open loop: requests sent more than 1 ms after their intended time
+    # CPU milliseconds per operation, by whom: postgres, server (gunicorn workers), client.
+    cpu_ms: dict[str, float] = field(default_factory=dict)
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:

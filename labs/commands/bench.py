@@ -16,10 +16,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser = commands.add_parser(
         "bench",
         help="measure raw SQL, the store, the gateway and the split on Postgres",
-        description="Measure (a) raw INSERT ... ON CONFLICT DO NOTHING, (b) "
-        "SqlStore.create_run and (c) POST /chat through gunicorn at 1, 4 and 16 clients, "
-        "and (d) accept latency while 16 slow agent runs are in flight, in workers vs in "
-        "the request handler. Runs in a scratch database it creates and drops.",
+        description="Measure (a) raw INSERT ... ON CONFLICT DO NOTHING (pgbench), (b) "
+        "SqlStore.create_run, (c0) gunicorn serving an app that does nothing and (c) POST "
+        "/chat through gunicorn (wrk) at 1, 4 and 16 clients, (c) again at a fixed arrival "
+        "rate, (d) accept latency while 16 slow agent runs are in flight, in workers vs in "
+        "the request handler, and the memory store's per-call cost at a small and a big "
+        "size. Without pgbench or wrk, a Python load generator stands in. Runs in a "
+        "scratch database it creates and drops.",
     )
     parser.add_argument(
         "--quick", action="store_true", help="short windows: the whole run under 30 s"
@@ -39,20 +42,33 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         choices=["solution", "starter"],
         help="whose gateway and store to measure (default: solution)",
     )
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn processes for (c)")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="gunicorn processes for (c0) and (c)"
+    )
     parser.add_argument(
         "--threads", type=int, default=8, help="gunicorn threads per process for (c)"
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        metavar="PER_SECOND",
+        help="arrival rate for (c)'s open-loop row (default: half of (c)'s best closed-loop rate)",
     )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark, print the table, write the JSON."""
+    from ..bench.model import BenchSettings
     from ..bench.report import format_report
-    from ..bench.runner import BenchSettings, run_bench
+    from ..bench.runner import run_bench
 
     settings = BenchSettings(
-        quick=args.quick, tree=args.tree, workers=args.workers, threads=args.threads
+        quick=args.quick,
+        tree=args.tree,
+        workers=args.workers,
+        threads=args.threads,
+        open_rate=args.rate,
     )
     try:
         report = run_bench(

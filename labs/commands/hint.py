@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..checks import CHECKS
+from ..i18n import _
 from ..trees import tree_root
 
 CHECK_NUMBERS = [check.number for check in CHECKS]
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if not (root / "__init__.py").is_file():
         print(f"error: {message('common', 'not_a_tree', root=root)}", file=sys.stderr)
         return 2
-    titles = {check.number: check.title for check in CHECKS}
+    titles = {check.number: _(check.title) for check in CHECKS}
     tier = tier_to_show(root, args.check, args.level)
     print("\n".join(hint_lines(root, args.check, tier, titles[args.check])))
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import psycopg2
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
@@ -96,7 +97,9 @@ def translated(error: Exception, refuse: Refusal, schema: str, address: str) -> 
         return StoreUnavailableError(
             "every database connection is busy: try again shortly", kind="connections busy"
         )
-    code = getattr(error.orig, "pgcode", None) if isinstance(error, DBAPIError) else None
+    # SQLAlchemy wraps the driver's exception; the hot path meets the driver's own.
+    driver_error = error.orig if isinstance(error, DBAPIError) else error
+    code = getattr(driver_error, "pgcode", None)
     if code == NO_ARBITER:
         return MissingConstraintError("runs.idempotency_key has no unique constraint")
     refusal = refuse(code)
@@ -104,11 +107,12 @@ def translated(error: Exception, refuse: Refusal, schema: str, address: str) -> 
         return refusal
     if code in MISSING_TABLE:
         return StoreUnavailableError(missing_tables(schema, list(TABLES)), kind="schema missing")
-    detail = str(getattr(error, "orig", None) or error).strip().splitlines()
+    detail = str(driver_error or error).strip().splitlines()
     reason = detail[0] if detail else type(error).__name__
     if code is not None and code.startswith(DATA_EXCEPTION):
         return InvalidValueError(f"the database cannot store this value: {reason}")
-    if isinstance(error, OperationalError) or getattr(error, "connection_invalidated", False):
+    lost = (OperationalError, psycopg2.OperationalError, psycopg2.InterfaceError)
+    if isinstance(error, lost) or getattr(error, "connection_invalidated", False):
         return StoreUnavailableError(
             f"cannot reach the database at {address}: {reason}", kind="database unreachable"
         )

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy import RowMapping, func, text, update
-from sqlalchemy.dialects.postgresql import Insert, insert
+from sqlalchemy import func, text, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import configure_mappers
 from sqlmodel import col, select
 
 from ..shared.errors import (
@@ -27,17 +28,13 @@ from ..shared.ids import new_id
 from ..shared.schema import ChatSession, Message, Run, TableModel, utc_now
 from ..shared.states import RunStatus, ensure_transition
 from .sql_database import Database
+from .sql_hot_path import insert_unless_taken
 from .sql_refusals import TABLES, missing_tables, refuse_message, refuse_run
 from .store import RunCreated
 
 log = logging.getLogger(__name__)
 
-RUNS = TableModel.metadata.tables["runs"]  # the table itself, for the hot path's Core statements
-
-
-def _run_from(row: RowMapping) -> Run:
-    """A Run built from a row of the runs table."""
-    return _loaded(Run(**row))
+RUNS = TableModel.metadata.tables["runs"]  # the table itself, for a Core insert
 
 
 def _loaded(run: Run) -> Run:
@@ -51,6 +48,9 @@ class SqlStore:
 
     def __init__(self, url: str, schema: str, *, pool_size: int = 10) -> None:
         self._db = Database(url, schema, pool_size)
+        # The hot path builds runs without the ORM's constructor, which would otherwise
+        # finish setting up the table classes on first use: do that now.
+        configure_mappers()
         self.schema = schema
         self._warned_no_arbiter = False  # say it once per store, not once per run
 
@@ -89,33 +89,37 @@ class SqlStore:
         """Insert a pending run unless the key is taken; return the run either way.
 
         The unique constraint decides, in one statement: ON CONFLICT DO NOTHING
-        inserts nothing for a key already stored, and the run holding it is
-        read back in the same transaction. This is the gateway's hot path, so it
-        runs on a bare connection rather than an ORM session.
+        inserts nothing for a key already stored. This is the gateway's hot
+        path, so it costs one round trip (see sql_hot_path.py), and the Run is
+        assembled from values made here, which need no validation.
         """
         now = utc_now()  # the application's clock, as for sessions and messages
-        insert_run = insert(RUNS).values(
+        run = Run.model_construct(
             id=new_id(),
             session_id=session_id,
             status=RunStatus.PENDING,
             idempotency_key=idempotency_key,
             input=input,
+            error=None,
+            prompt_tokens=0,
+            completion_tokens=0,
             created_at=now,
             updated_at=now,
         )
-        unless_taken = insert_run.on_conflict_do_nothing(index_elements=["idempotency_key"])
-        holder = RUNS.select().where(RUNS.c.idempotency_key == idempotency_key)
         try:
-            with self._db.connection(refuse_run(session_id)) as connection:
-                inserted = connection.execute(unless_taken.returning(*RUNS.c)).mappings().first()
-                if inserted is not None:
-                    return RunCreated(run=_run_from(inserted), created=True)
-                existing = connection.execute(holder).mappings().one()
-                return RunCreated(run=_run_from(existing), created=False)
+            # Safe to repeat after a dropped connection: the key makes a second try find
+            # the run a first try may have stored.
+            holder = self._db.autocommit(
+                lambda cursor, prepared: insert_unless_taken(cursor, prepared, self.schema, run),
+                refuse_run(session_id),
+            )
         except MissingConstraintError:
-            return self._create_run_without_arbiter(session_id, insert_run)
+            return self._create_run_without_arbiter(run)
+        if holder is None:
+            return RunCreated(run=run, created=True)
+        return RunCreated(run=holder, created=False)
 
-    def _create_run_without_arbiter(self, session_id: str, insert_run: Insert) -> RunCreated:
+    def _create_run_without_arbiter(self, run: Run) -> RunCreated:
         """Insert unconditionally: a schema without the unique key lets every retry in.
 
         Postgres refuses ON CONFLICT (idempotency_key) when no constraint covers
@@ -130,9 +134,9 @@ class SqlStore:
                 "shared/schema.py if it is not there yet, then generate and apply a migration",
                 self.schema,
             )
-        with self._db.connection(refuse_run(session_id)) as connection:
-            row = connection.execute(insert_run.returning(*RUNS.c)).mappings().one()
-        return RunCreated(run=_run_from(row), created=True)
+        with self._db.connection(refuse_run(run.session_id)) as connection:
+            connection.execute(insert(RUNS).values(**run.model_dump()))
+        return RunCreated(run=run, created=True)
 
     def get_run(self, run_id: str) -> Run:
         """Return the run, or raise RunNotFoundError."""

@@ -65,3 +65,42 @@ def test_pending_runs_forget_a_run_once_it_moves_and_respect_the_limit() -> None
     assert [r.id for r in store.pending_runs(10)] == [runs[0].id, runs[2].id, runs[3].id]
     assert [r.id for r in store.pending_runs(2)] == [runs[0].id, runs[2].id]
     assert store.pending_runs(0) == []
+
+
+class NoScan(dict):  # type: ignore[type-arg]
+    """A table that fails the test when something walks every row of it."""
+
+    def _scanned(self, *args: object) -> object:
+        raise AssertionError("the store walked every row: a unique rule must be one lookup")
+
+    __iter__ = values = items = keys = _scanned  # type: ignore[assignment]
+
+
+class NoScanList(list):  # type: ignore[type-arg]
+    """A list of rows that fails the test when something walks all of it."""
+
+    __iter__ = NoScan._scanned  # type: ignore[assignment]
+
+
+def no_scan(table: object) -> object:
+    """The same rows, in a container that refuses to be walked whole."""
+    return NoScanList(table) if isinstance(table, list) else NoScan(table)  # type: ignore[call-overload]
+
+
+def test_the_unique_rules_are_lookups_not_scans_of_every_row() -> None:
+    """With many rows stored, writing and reading one run never walks the whole table."""
+    store = MemoryStore()
+    session = store.create_session("ada", "t")
+    runs = [store.create_run(session.id, "hi", f"key-{n}").run for n in range(200)]
+    for run in runs[:50]:
+        store.append_message(session.id, run.id, "user", "hi", 0)
+    for table in ("_runs", "_sessions", "_messages"):
+        setattr(store, table, no_scan(getattr(store, table)))
+    again = store.create_run(session.id, "hi", "key-7")
+    fresh = store.create_run(session.id, "hi", "key-new")
+    assert (again.created, again.run.id) == (False, runs[7].id)
+    assert fresh.created
+    assert store.count_runs_with_key("key-7") == 1
+    store.append_message(session.id, runs[3].id, "assistant", "more", 1)
+    assert [m.seq for m in store.messages_for_run(runs[3].id)] == [0, 1]
+    assert len(store.pending_runs(5)) == 5

@@ -11,12 +11,21 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
-from labs.i18n import CHINESE, DOMAIN, ENGLISH, LOCALE_DIR, choose, normalize, translation
+from labs.i18n import (
+    CATALOGS,
+    CHINESE,
+    DOMAIN,
+    ENGLISH,
+    LOCALE_DIR,
+    choose,
+    normalize,
+    translation,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-PO_FILE = LOCALE_DIR / CHINESE / "LC_MESSAGES" / f"{DOMAIN}.po"
+PO_FILE = LOCALE_DIR / CATALOGS[CHINESE] / "LC_MESSAGES" / f"{DOMAIN}.po"
 MO_FILE = PO_FILE.with_suffix(".mo")
-PLACEHOLDER = re.compile(r"\{[a-z_]*\}|%\([a-z_]+\)[sd]|%[sd]")
+PLACEHOLDER = re.compile(r"\{[a-z_]+(?::[^{}]*)?\}|%\([a-z_]+\)[sd]|%[sd]")
 
 
 def extracted_messages() -> set[str]:

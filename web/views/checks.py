@@ -11,6 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from ..checks_run import start_checks
+from ..i18n import _, page_language
 from ..jobs import BusyError
 from ..lab import lab
 from ..render import render_view
@@ -39,11 +40,27 @@ def _chosen(source: Any) -> tuple[str, str, str]:
     tree, store = source.get("tree", "starter"), source.get("store", "memory")
     if tree not in the_lab.trees:
         choices = ", ".join(the_lab.trees)
-        return "starter", "memory", f"tree must be one of {choices}, not {tree!r}"
+        return (
+            "starter",
+            "memory",
+            _("tree must be one of %(choices)s, not %(tree)s", choices=choices, tree=repr(tree)),
+        )
     if store not in the_lab.stores:
-        why = "" if the_lab.database_url else " (postgres needs DATABASE_URL to be set)"
         choices = ", ".join(the_lab.stores)
-        return tree, "memory", f"store must be one of {choices}{why}, not {store!r}"
+        if the_lab.database_url:
+            said = _(
+                "store must be one of %(choices)s, not %(store)s",
+                choices=choices,
+                store=repr(store),
+            )
+        else:
+            said = _(
+                "store must be one of %(choices)s (postgres needs DATABASE_URL to be set), "
+                "not %(store)s",
+                choices=choices,
+                store=repr(store),
+            )
+        return tree, "memory", said
     return tree, store, ""
 
 
@@ -83,5 +100,6 @@ def run() -> Response:
         timeout=the_lab.check_timeout,
         output_limit=the_lab.check_output_limit,
         on_end=lambda: the_lab.jobs.release("checks"),
+        language=page_language(),
     )
     return render_checks(tree, store)

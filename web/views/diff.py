@@ -8,6 +8,7 @@ from flask import Blueprint, Response
 
 from labs.checks import CHECKS
 
+from ..i18n import _, translated
 from ..lab import lab
 from ..render import render_view
 
@@ -24,12 +25,17 @@ def diff_context() -> dict[str, Any]:
 
         by_check = tree_diff(tree_root(trees["starter"]), tree_root(trees["solution"]))
     except Exception as error:  # a tree mid-edit may not parse; say so instead of failing
-        return {
-            "groups": [],
-            "error": f"the diff could not be made: {type(error).__name__}: {error}",
-        }
+        said = f"{type(error).__name__}: {error}"
+        return {"groups": [], "error": _("the diff could not be made: %(error)s", error=said)}
     groups = [
-        (number, TITLES.get(number, f"check {number}"), hunks) for number, hunks in by_check.items()
+        (
+            number,
+            translated(TITLES[number])
+            if number in TITLES
+            else _("check %(number)s", number=number),
+            hunks,
+        )
+        for number, hunks in by_check.items()
     ]
     return {"groups": groups, "error": ""}
 

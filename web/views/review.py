@@ -17,6 +17,7 @@ from flask import Blueprint, Response, abort, current_app, request
 from labs.review import checklist, questions, texts
 
 from .. import forms
+from ..i18n import page_language
 from ..lab import lab
 from ..render import render_view
 from ..safety import FormError
@@ -27,12 +28,7 @@ bp = Blueprint("review", __name__, url_prefix="/review")
 @bp.before_request
 def speak_the_pages_language() -> None:
     """Read the texts in the language the page is shown in, where the dashboard chose one."""
-    language = texts.ENGLISH
-    if "babel" in current_app.extensions:
-        from flask_babel import get_locale  # type: ignore[import-untyped,unused-ignore]
-
-        language = str(get_locale() or texts.ENGLISH)
-    texts.REQUEST_LANGUAGE.set(language)
+    texts.REQUEST_LANGUAGE.set(page_language())
 
 
 ANSWER_LIMIT = 5000

@@ -1,0 +1,85 @@
+"""A pooled connection the server ended is replaced, and the hot path retries once."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import event
+
+from labs.pgcluster import Autocommit
+from solution.infra import sql_database
+from solution.infra.sql import SqlStore
+from tests.reliability.conftest import scalar
+
+APPLICATION = "mini-koda solution"  # the application_name the store's connections carry
+
+
+@pytest.fixture
+def store(migrated_database: str) -> Iterator[SqlStore]:
+    """The solution's SqlStore on a migrated database, with one session."""
+    made = SqlStore(migrated_database, "solution", pool_size=2)
+    yield made
+    made.close()
+
+
+def end_store_connections(database_url: str) -> set[int]:
+    """pg_terminate_backend every connection of the store; wait until they are gone."""
+    with Autocommit(database_url) as cursor:
+        cursor.execute(
+            "SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = %s",
+            (APPLICATION,),
+        )
+        ended = {int(row[0]) for row in cursor.fetchall()}
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", (list(ended),)
+            )
+            row = cursor.fetchone()
+            if row is not None and row[0] == 0:
+                return ended
+            time.sleep(0.02)
+    raise AssertionError(f"backends {ended} outlived pg_terminate_backend")
+
+
+def store_backends(database_url: str) -> set[int]:
+    """The pids of the store's connections as the server lists them."""
+    with Autocommit(database_url) as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (APPLICATION,)
+        )
+        return {int(row[0]) for row in cursor.fetchall()}
+
+
+@pytest.mark.postgres
+def test_a_connection_ended_while_pooled_is_replaced_at_checkout(
+    store: SqlStore, migrated_database: str
+) -> None:
+    """After pg_terminate_backend on an idle pooled connection, the next create_run succeeds."""
+    session_id = store.create_session("ada", "drops").id
+    assert store.create_run(session_id, "first", "key-first").created
+    ended = end_store_connections(migrated_database)
+    assert ended, "the store held no connection to end"
+    again = store.create_run(session_id, "second", "key-second")
+    assert again.created and again.run.input == "second"
+    assert store_backends(migrated_database).isdisjoint(ended)
+    assert scalar(migrated_database, "SELECT count(*) FROM solution.runs") == 2
+
+
+@pytest.mark.postgres
+def test_a_connection_found_dead_by_the_statement_is_retried_once(
+    store: SqlStore, migrated_database: str
+) -> None:
+    """With the checkout check off, the dead connection meets the insert, and one retry saves it."""
+    session_id = store.create_session("ada", "drops").id
+    assert store.create_run(session_id, "first", "key-first").created
+    event.remove(store._db.engine, "checkout", sql_database._refuse_dead_connection)
+    ended = end_store_connections(migrated_database)
+    again = store.create_run(session_id, "second", "key-second")
+    replay = store.create_run(session_id, "second", "key-second")
+    assert again.created and not replay.created and replay.run.id == again.run.id
+    assert store_backends(migrated_database).isdisjoint(ended)
+    assert scalar(migrated_database, "SELECT count(*) FROM solution.runs") == 2
