@@ -56,18 +56,20 @@ class HostSession:
     hello: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def start(cls, launcher: Launcher, spec: HostSpec) -> HostSession:
+    def start(
+        cls, launcher: Launcher, spec: HostSpec, timeout: float = START_TIMEOUT
+    ) -> HostSession:
         """Launch a host and wait for its hello; TreeDoesNotImport if the tree would not."""
         session = cls(launcher.launch(spec))
         try:
-            answer = session.process.receive(START_TIMEOUT)
+            answer = session.process.receive(timeout)
         except HostError as error:
             tail = clean(session.process.stderr_tail().strip(), 600)
             session.kill()
             why = (
                 _(
                     "it did not finish importing within {seconds:g} s (a loop at module level?)"
-                ).format(seconds=START_TIMEOUT)
+                ).format(seconds=timeout)
                 if isinstance(error, HostTimeout)
                 else _("its process exited while importing it")
             )
@@ -190,8 +192,10 @@ class Driver:
         schema: str | None = None,
         seed: int = 0,
         check_timeout: float = CHECK_TIMEOUT,
+        start_timeout: float = START_TIMEOUT,
     ) -> None:
         self.tree = tree
+        self.start_timeout = start_timeout
         self.store_kind = store_kind
         self.launcher = launcher or default_launcher()
         self.spec = host_spec(tree.root, tree.package, store_kind, database_url, schema)
@@ -208,13 +212,13 @@ class Driver:
     def start(self) -> HostSession:
         """The running host, starting one if there is none; opens the store once to try it."""
         if self.session is None:
-            self.session = HostSession.start(self.launcher, self.spec)
+            self.session = HostSession.start(self.launcher, self.spec, self.start_timeout)
         return self.session
 
     def check_store(self) -> None:
         """Open the store once before the checks: a database that is not ready says so."""
         session = self.start()
-        session.deadline = time.monotonic() + START_TIMEOUT
+        session.deadline = time.monotonic() + self.start_timeout
         session.call("open_store")
         session.take_events()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .checks import CHECKS, Check
-from .driver import CHECK_TIMEOUT, Driver, TreeDoesNotImport
+from .driver import CHECK_TIMEOUT, START_TIMEOUT, Driver, TreeDoesNotImport
 from .extra_checks import EXTRA_CHECKS, ExtraCheck
 from .harness import Refused
 from .hints import Hint
@@ -127,6 +127,7 @@ def run_checks(
     seed: int | None = None,
     check_timeout: float = CHECK_TIMEOUT,
     schema: str | None = None,
+    start_timeout: float = START_TIMEOUT,
 ) -> Report:
     """Run the six checks (and the extra ones if asked) against a tree and a store.
 
@@ -160,6 +161,7 @@ def run_checks(
             schema=schema,
             seed=seed,
             check_timeout=check_timeout,
+            start_timeout=start_timeout,
         )
     except Exception as error:  # the driver's own database connection
         return Report(found.name, store_kind, [], error=clean(error, 400), seed=seed)

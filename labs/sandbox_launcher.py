@@ -1,113 +1,118 @@
 """The sandboxed launcher: the tree host (`python -m labs.host ...`) started in a Sandbox.
 
-It fits the launcher contract of labs.launch (see /work/interfaces.md A):
-`launch(spec)` copies `spec.tree` into a new sandbox and execs the host
-there with two pipes, one for requests and one for answers; the returned
-host has `requests`, `answers`, `pid`, `kill()` (the host and everything it
-started, then the sandbox) and `stderr_tail()` (capped, cleaned text).
+It is a labs.launch.Launcher: `launch(spec)` copies `spec.tree` into a new
+sandbox (links left out, readable by the sandbox's user only) and execs the
+host there through the sandbox's trampoline, with three pipes: requests,
+answers, and the host's stdout and stderr, read through a capped buffer.
+The host it returns is a labs.launch.PipeHost whose kill() also kills every
+process of the sandbox and removes it.
 
-Until labs.launch exists, `HostSpecLike` stands for its HostSpec; once it
-does, the harness passes `launcher=SandboxedLauncher()` to run_checks and
-isolate.check_outcomes stops starting the probe (see grading/isolate.py).
+On Postgres the host may be given other credentials than the driver: the
+grader opens the driver's connection with its own URL, and the launcher hands
+the host the submission's own role (`database_url=`, `schema=`), which can
+reach nothing but its schema.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
-import threading
+from dataclasses import replace
 from pathlib import Path
-from typing import BinaryIO, Protocol
 
+from .launch import HostProcess, HostSpec, Launcher, PipeHost, host_command
 from .sandbox import Limits, Sandbox, url_needs_network
-from .untrusted import CappedOutput
 
 
-class HostSpecLike(Protocol):
-    """What a launcher is asked to start (labs.launch.HostSpec has these fields)."""
-
-    @property
-    def tree(self) -> Path: ...
-    @property
-    def store(self) -> str: ...
-    @property
-    def database_url(self) -> str | None: ...
-    @property
-    def schema(self) -> str | None: ...
-
-
-class SandboxedHost:
-    """A tree host running in a sandbox: its pipes, its capped stderr, and a kill for all of it."""
+class SandboxedHost(PipeHost):
+    """A tree host running in a sandbox: a PipeHost whose kill() also frees the sandbox."""
 
     def __init__(
-        self, process: subprocess.Popen[bytes], requests: BinaryIO, answers: BinaryIO, box: Sandbox
+        self,
+        process: subprocess.Popen[bytes],
+        requests_fd: int,
+        answers_fd: int,
+        output_fd: int,
+        box: Sandbox,
     ) -> None:
-        self.process, self.requests, self.answers, self.box = process, requests, answers, box
-        self.pid = process.pid
-        self._stderr = CappedOutput(box.limits.output_bytes)
-        self._reader = threading.Thread(target=self._drain, daemon=True)
-        self._reader.start()
-
-    def _drain(self) -> None:
-        stream = self.process.stderr
-        assert stream is not None
-        while chunk := os.read(stream.fileno(), 65536):
-            self._stderr.feed(chunk)
-
-    def stderr_tail(self) -> str:
-        """The end of what the host wrote to stderr: capped, cleaned, untrusted."""
-        return self._stderr.text()[-4000:]
+        super().__init__(
+            process.pid, requests_fd, answers_fd, output_fd, kill_group=True, popen=process
+        )
+        self.box = box
 
     def kill(self) -> None:
-        """Kill the host and everything it started, then free the sandbox."""
-        for stream in (self.requests, self.answers):
-            with contextlib.suppress(OSError):
-                stream.close()
-        self.box.close()
-        self.process.wait()
-        self._reader.join(timeout=2)
-        if self.process.stderr is not None and not self._reader.is_alive():
-            self.process.stderr.close()
+        """Kill the host and everything it started (its group, its uid), then free the sandbox."""
+        try:
+            super().kill()
+        finally:
+            self.box.close()
 
 
 class SandboxedLauncher:
-    """Starts the tree host (`python -m labs.host ...`) in a sandbox of its own per launch.
+    """Starts each tree host in a sandbox of its own.
 
-    It fits labs.launch.Launcher: launch(HostSpec) -> a host process with
-    requests/answers pipes, kill(), stderr_tail() and pid. The host is exec'd
-    by the sandbox's trampoline, so the process on the pipes is the host itself.
+    `database_url` and `schema`, when given, replace the spec's for the host
+    alone (the submission's role on Postgres); `module` is the host module
+    to exec (a test may name a stand-in).
     """
 
-    def __init__(self, limits: Limits | None = None, *, module: str = "labs.host") -> None:
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        *,
+        module: str = "labs.host",
+        database_url: str | None = None,
+        schema: str | None = None,
+    ) -> None:
         self.limits = limits
         self.module = module
+        self.database_url = database_url
+        self.schema = schema
+        self.launched = 0  # how many hosts this launcher started (a restart is one more)
 
-    def launch(self, request: HostSpecLike) -> SandboxedHost:
-        """Copy the tree into a new sandbox and start the host there on two pipes."""
-        url = request.database_url
+    def host_spec(self, request: HostSpec) -> HostSpec:
+        """The spec the host gets: the submission's credentials in place of the driver's."""
+        if self.database_url is not None:
+            request = replace(request, database_url=self.database_url)
+        if self.schema is not None:
+            request = replace(request, schema=self.schema)
+        return request
+
+    def launch(self, request: HostSpec) -> HostProcess:
+        """Copy the tree into a new sandbox and exec the host there on three pipes."""
+        spec = self.host_spec(request)
+        url = spec.database_url
         box = Sandbox(self.limits, network=bool(url) and url_needs_network(url or ""))
-        to_host, from_grader = os.pipe()  # requests: the grader writes, the host reads
-        from_host, to_grader = os.pipe()  # answers: the host writes, the grader reads
+        to_host, from_driver = os.pipe()  # requests: the driver writes, the host reads
+        from_host, to_driver = os.pipe()  # answers: the host writes, the driver reads
+        output_r, output_w = os.pipe()  # the host's fd 1 and 2, capped by PipeHost
         try:
-            tree = box.share(Path(request.tree), Path(request.tree).name)
-            command = [sys.executable, "-m", self.module, "--tree", str(tree)]
-            command += ["--store", request.store]
-            command += ["--database-url", url] if url else []
-            command += ["--schema", request.schema] if request.schema else []
-            command += ["--requests-fd", str(to_host), "--answers-fd", str(to_grader)]
+            tree = box.share(Path(spec.tree), Path(spec.tree).name)
+            command = host_command(replace(spec, tree=tree), to_host, to_driver, sys.executable)
+            if self.module != "labs.host":
+                command[2] = self.module
             env = {"DATABASE_URL": url} if url else {}
-            env |= {"DB_SCHEMA": request.schema} if request.schema else {}
+            env |= {"DB_SCHEMA": spec.schema} if spec.schema and spec.store == "postgres" else {}
             process = box.popen(
-                command, env=env, pass_fds=(to_host, to_grader), stdout=subprocess.DEVNULL
+                command,
+                env=env,
+                pass_fds=(to_host, to_driver),
+                stdout=output_w,
+                stderr=output_w,
             )
         except BaseException:
             box.close()
-            os.close(from_grader)
-            os.close(from_host)
+            for fd in (from_driver, from_host, output_r):
+                os.close(fd)
             raise
         finally:
-            os.close(to_host)  # the host's ends live on in the host only
-            os.close(to_grader)
-        return SandboxedHost(process, os.fdopen(from_grader, "wb"), os.fdopen(from_host, "rb"), box)
+            for fd in (to_host, to_driver, output_w):
+                os.close(fd)  # the host's ends live on in the host only
+        self.launched += 1
+        return SandboxedHost(process, from_driver, from_host, output_r, box)
+
+
+def _fits(launcher: SandboxedLauncher) -> Launcher:
+    """Never called: mypy proves here that SandboxedLauncher is a labs.launch.Launcher."""
+    return launcher

@@ -23,6 +23,7 @@ from ..untrusted import clean_text
 from .criteria import CRITERIA, Grade, Outcome
 from .grader import Grader, typecheck_trees
 from .intake import BrokenSubmission, Intake, take_in
+from .isolate import COULD_NOT_RUN, TIMED_OUT
 
 TYPECHECK_TIMEOUT = 120.0  # for one tree; a class's run gets 2 s more per tree
 
@@ -118,12 +119,9 @@ def broken_grade(label: str, why: str, database_url: str | None = None) -> Grade
 def trouble(grade: Grade) -> str:
     """Why the checks could not run at all (import error, endless loop), if that happened."""
     messages = [grade.outcomes[f"memory-{n}"].message for n in range(1, 7)]
-    if all(
-        m.startswith("the checks could not run") or "did not finish importing" in m
-        for m in messages
-    ):
+    if all(m.startswith(COULD_NOT_RUN) or "did not finish importing" in m for m in messages):
         return messages[0]
-    if any("timed out" in m for m in messages):
+    if any(TIMED_OUT in m for m in messages):
         return "some checks timed out (an endless loop?)"
     return ""
 

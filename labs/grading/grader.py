@@ -265,12 +265,14 @@ class Grader:
             with migrated_schema(
                 self.database_url, self.tree, files[0].parent, self.typecheck_timeout
             ) as tenant:
+                # The driver reads the tables as the grader; the host logs in as the submission.
                 return check_outcomes(
                     self.graded_tree,
                     "postgres",
                     timeout=self.timeout,
-                    database_url=tenant.url,
-                    env={"DB_SCHEMA": tenant.schema},
+                    database_url=self.database_url,
+                    tenant_url=tenant.url,
+                    schema=tenant.schema,
                 )
         except MigrationFailedError as error:
             return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", str(error)))

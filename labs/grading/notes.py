@@ -1,8 +1,7 @@
 """The notes on a grade: what an instructor should read besides the points.
 
 A submission can lose every Postgres point for one reason (no migration, a
-migration that fails), or be caught replacing the lab kit's functions, or
-have edits outside its TODO regions. None of these changes the score; each
+migration that fails), or have edits outside its TODO regions. None of these changes the score; each
 is said once, in the note column of the summary and in results.json. A
 submission whose tree as handed in grades differently from its regions
 spliced into the starter "needs review" (a column of its own).
@@ -15,17 +14,14 @@ from pathlib import Path
 from ..untrusted import clean_text
 from .criteria import ON_POSTGRES, Grade
 from .edits import edits_note, edits_outside_regions
-from .isolate import CHECK_NUMBERS, TAMPERED
+from .isolate import CHECK_NUMBERS
 
 NEEDS_REVIEW = "needs review: "
 
 
 def add_notes(grade: Grade, tree: Path, outside: list[str] | None = None) -> None:
     """Set the grade's notes and its edits outside the regions, from its outcomes and tree."""
-    tampered = next(
-        (o.message for o in grade.outcomes.values() if o.message.startswith(TAMPERED)), ""
-    )
-    grade.notes = [note for note in (tampered, postgres_note(grade)) if note]
+    grade.notes = [note for note in (postgres_note(grade),) if note]
     grade.outside_regions = [
         clean_text(edit) for edit in (edits_outside_regions(tree) if outside is None else outside)
     ]

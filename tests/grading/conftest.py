@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -9,11 +11,12 @@ import pytest
 from labs.grading.batch import grade_all
 from labs.grading.criteria import TYPECHECK_POINTS, Grade
 from labs.grading.grader import Grader
+from labs.pgcluster import TempCluster
 from labs.trees import tree_root
 from tests.grading import submissions as make
 
 # Short, so the endless loops cost little, yet room for a loaded machine: a healthy tree's
-# probe (its sandbox, the imports, the six checks) takes a few seconds at most.
+# host (its sandbox, the imports, the six checks) takes a few seconds at most.
 TIMEOUT = 10.0
 
 
@@ -49,3 +52,21 @@ def typecheck_points() -> dict[str, int]:
         name: TYPECHECK_POINTS if Grader(tree_root(name)).typecheck().passed else 0
         for name in ("starter", "solution")
     }
+
+
+@pytest.fixture
+def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
+    """A new empty database whose socket the sandboxes' users may reach, dropped afterwards.
+
+    The shared cluster keeps its socket to its owner; grading logs in from a
+    sandbox running as another user, as it would to an instructor's server,
+    so the folder may be entered (not listed) and the socket connected to.
+    """
+    pg_cluster.root.chmod(0o711)
+    for socket_file in pg_cluster.socket_dir.glob(".s.PGSQL.*"):
+        if not socket_file.name.endswith(".lock"):
+            socket_file.chmod(0o777)
+    name = f"koda_test_{uuid.uuid4().hex[:12]}"
+    url = pg_cluster.create_database(name)
+    yield url
+    pg_cluster.drop_database(name)

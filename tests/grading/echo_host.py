@@ -40,7 +40,7 @@ def network() -> bool:
 def main() -> None:
     """Serve requests until the grader closes the pipe."""
     parser = argparse.ArgumentParser()
-    for option in ("--tree", "--store", "--database-url", "--schema"):
+    for option in ("--tree", "--store", "--package", "--database-url", "--schema"):
         parser.add_argument(option)
     parser.add_argument("--requests-fd", type=int, required=True)
     parser.add_argument("--answers-fd", type=int, required=True)
@@ -56,6 +56,7 @@ def main() -> None:
             answer = {
                 "uid": os.getuid(),
                 "env": sorted(os.environ),
+                "database_url": os.environ.get("DATABASE_URL", ""),
                 "network": network(),
                 "tree_files": sorted(os.listdir(args.tree)),
                 "home_mode": oct(os.stat(os.environ["HOME"]).st_mode & 0o777),

@@ -166,7 +166,7 @@ for _ in range(100):
 def escaping_daemon(heartbeat: Path) -> str:
     """Code that leaves a daemon behind (double fork, setsid) and then hangs the import.
 
-    The daemon outlives the probe's timeout if it can, and tries to wreck every
+    The daemon outlives the host's timeout if it can, and tries to wreck every
     other submission it can reach: their events, their trees, their folders.
     """
     return f"""

@@ -85,25 +85,23 @@ def test_the_honest_hand_ins_are_graded_as_if_alone(hostile_class: dict[str, Gra
     assert hostile_class["ben"].note == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the probe shares its process with the tree: forged events are only impossible "
-    "once the checks run in the driver and the tree in CORE's host (labs.host)",
-)
 def test_events_forged_from_a_region_do_not_score(hostile_class: dict[str, Grade]) -> None:
-    """Writing "passed" events and exiting before the guard runs earns nothing it did not earn."""
+    """Lines written to every pipe at import, then an exit, earn nothing the tree did not earn."""
     grade = hostile_class["forger"]
     assert memory(grade) in (passing(1, 2, 6), passing())
     assert grade.score <= hostile_class["ben"].score
 
 
-def test_a_kit_class_patched_from_a_region_cannot_grade(hostile_class: dict[str, Grade]) -> None:
-    """CheckResult.passed made always-true is caught: no check passes, the note says why."""
-    grade = hostile_class["patcher"]
-    assert grade.score <= hostile_class["ben"].score
-    assert memory(grade) in (passing(1, 2, 6), passing())
-    if memory(grade) == passing():
-        assert "labs.runner.CheckResult.passed" in grade.note
+def test_a_kit_class_patched_from_a_region_gets_the_honest_grade(
+    hostile_class: dict[str, Grade],
+) -> None:
+    """CheckResult.passed made always-true in the host changes no verdict: the starter's grade."""
+    grade, ben = hostile_class["patcher"], hostile_class["ben"]
+    assert memory(grade) == passing(1, 2, 6)
+    for key, outcome in grade.outcomes.items():
+        if key != "typecheck":  # the patch itself may not typecheck
+            assert outcome.status == ben.outcomes[key].status, key
+    assert grade.score <= ben.score
 
 
 def test_a_daemon_that_outlives_its_timeout_harms_no_one(
@@ -117,7 +115,7 @@ def test_a_daemon_that_outlives_its_timeout_harms_no_one(
     if not ROOT:
         pytest.skip("without root the daemon's setsid escapes the process group")
     beat = open_dir / "beat"  # the daemon writes it every 0.1 s for as long as it lives
-    assert beat.exists()  # it did run, and outlived the probe it forked from
+    assert beat.exists()  # it did run, and outlived the host it forked from
     before = beat.read_text()
     time.sleep(0.5)
     assert beat.read_text() == before

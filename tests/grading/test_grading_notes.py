@@ -1,4 +1,4 @@
-"""The notes on a grade: edits outside the regions, a tree that rewrites its grader, Postgres."""
+"""The notes on a grade: edits outside the regions, a tree that rewrites the kit, Postgres."""
 
 from __future__ import annotations
 
@@ -19,20 +19,18 @@ from labs.regions import copy_tree, regions_in
 from labs.trees import REPO_ROOT, tree_root
 from tests.grading import submissions as make
 
-# What a learner could put in the tree's __init__.py to pass every check without solving any.
+# What a learner could put in the tree's __init__.py to pass every check without solving any:
+# it rewrites the lab kit's runner and checks, but only the copy in its own host's process.
 FULL_MARKS_PATCH = """
+import labs.checks as _checks
 import labs.runner as _runner
 
-_real_run_one = _runner.run_one
-
-
-def _always_pass(tree, store_kind, store, check):
-    result = _real_run_one(tree, store_kind, store, check)
-    result.passed = True
-    return result
-
-
-_runner.run_one = _always_pass
+for _check in _checks.CHECKS:
+    try:
+        _check.run.__code__ = (lambda ctx: None).__code__
+    except ValueError:  # a check whose code has free variables keeps it
+        pass
+_runner.CheckResult.passed = property(lambda self: True, lambda self, value: None)
 """
 
 
@@ -77,31 +75,28 @@ def test_a_harmless_edit_keeps_its_points_and_is_noted(tmp_path: Path) -> None:
     assert results_json(grade)["outside_regions"] == [f"shared/keys.py:{line}"]
 
 
-def test_a_tree_that_replaces_the_runner_is_caught_not_given_full_marks(tmp_path: Path) -> None:
-    """Patching labs.runner.run_one at import fails all six loudly, and names the edit."""
+def test_a_tree_that_rewrites_the_kit_in_its_host_gets_the_honest_grade(tmp_path: Path) -> None:
+    """The checks and CheckResult rewritten at import change nothing: 1, 2 and 6, and a note."""
     tree = make.starter_copy(tmp_path / "mal")
     line = append_to(tree / "__init__.py", FULL_MARKS_PATCH)
     grade = Grader(tree, timeout=20.0).grade("mal")
-    memory = [grade.outcomes[f"memory-{n}"] for n in range(1, 7)]
-    assert {o.status for o in memory} == {"fail"}
-    assert all("labs.runner.run_one" in o.message for o in memory)
-    assert "replaced the lab kit's own labs.runner.run_one" in grade.note
+    memory = {n: grade.outcomes[f"memory-{n}"].status for n in range(1, 7)}
+    assert memory == {1: "pass", 2: "pass", 3: "fail", 4: "fail", 5: "fail", 6: "pass"}
     assert f"__init__.py:{line}" in grade.note
-    assert "labs.runner.run_one" in str(results_json(grade)["message"])
 
 
-def test_a_check_rewritten_from_inside_a_region_is_caught_too(tmp_path: Path) -> None:
-    """Code in a TODO region that swaps a check's code mid-run fails every check."""
+def test_a_check_rewritten_from_inside_a_region_changes_no_verdict(tmp_path: Path) -> None:
+    """Code in a TODO region that swaps a check's code in its host leaves check 4 failing."""
     tree = make.starter_copy(tmp_path / "mal")
     make.replace_in(
         tree / "shared" / "states.py",
         r"(# TODO\(check 4\).*?\n)",
         r"\1import labs.checks as _c\n_c.CHECKS[3].run.__code__ = (lambda ctx: None).__code__\n",
     )
-    assert edits_outside_regions(tree) == []  # inside a region: only the probe can see it
+    assert edits_outside_regions(tree) == []  # inside a region: only grading can see it
     outcomes = check_outcomes(tree, timeout=20.0)
-    assert {o.status for o in outcomes.values()} == {"fail"}
-    assert all("labs.checks.CHECKS[4].run" in o.message for o in outcomes.values())
+    statuses = {n: o.status for n, o in outcomes.items()}
+    assert statuses == {1: "pass", 2: "pass", 3: "fail", 4: "fail", 5: "fail", 6: "pass"}
 
 
 def test_a_submission_without_a_migration_says_why_postgres_failed(

@@ -2,33 +2,23 @@
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
-from typing import Any
 
+import psycopg2
 import pytest
+from sqlalchemy import create_engine, text
 
 from labs.grading.criteria import CRITERIA, Criterion, Outcome
 from labs.grading.edits import edits_outside_regions
 from labs.grading.grader import Grader
 from labs.grading.migration import judge_migration
+from labs.runner import run_checks
+from labs.trees import load_tree
 from tests.grading.mistakes.catalogue import CATALOGUE, Answer, build
 
 CHECKS = range(1, 7)
-RULE_CHECKS = (
-    "only checks that test the rule (fresh inputs, every status pair, per-session and "
-    "per-run scoping, concurrent bursts) give this verdict; the one-sample checks pass it"
-)
-
-
-def answers(store: str) -> list[Any]:
-    """Every answer as a parameter, expected to fail while only the rule checks can catch it."""
-    params = []
-    for answer in CATALOGUE:
-        fails = answer.memory_fails if store == "memory" else answer.postgres_fails
-        waiting = answer.needs_rule_checks and bool(fails)
-        marks = [pytest.mark.xfail(strict=True, reason=RULE_CHECKS)] if waiting else []
-        params.append(pytest.param(answer, id=answer.name, marks=marks))
-    return params
+ANSWERS = [pytest.param(a, id=a.name) for a in CATALOGUE]
 
 
 def failing(outcomes: dict[int, Outcome]) -> set[int]:
@@ -45,14 +35,16 @@ def test_the_catalogue_has_mistakes_and_correct_but_different_answers() -> None:
         assert any(check in a.memory_fails | a.postgres_fails for a in wrong), check
 
 
-@pytest.mark.parametrize("answer", [pytest.param(a, id=a.name) for a in CATALOGUE])
-def test_each_answer_is_an_edit_inside_the_regions(tmp_path: Path, answer: Answer) -> None:
-    """The answers change region bodies only: nothing outside a region differs from the starter."""
+@pytest.mark.parametrize("answer", ANSWERS)
+def test_each_answer_edits_the_regions_unless_it_says_otherwise(
+    tmp_path: Path, answer: Answer
+) -> None:
+    """Only the answers with `outside` edits differ from the starter outside a region."""
     tree = build(answer, tmp_path / answer.name)
-    assert edits_outside_regions(tree) == []
+    assert bool(edits_outside_regions(tree)) == bool(answer.outside)
 
 
-@pytest.mark.parametrize("answer", answers("memory"))
+@pytest.mark.parametrize("answer", ANSWERS)
 def test_each_answer_gets_its_verdict_on_memory(tmp_path: Path, answer: Answer) -> None:
     """On the memory store exactly the checks the catalogue names fail."""
     grader = Grader(build(answer, tmp_path / answer.name), timeout=20.0)
@@ -62,7 +54,7 @@ def test_each_answer_gets_its_verdict_on_memory(tmp_path: Path, answer: Answer) 
     }
 
 
-@pytest.mark.parametrize("answer", answers("postgres"))
+@pytest.mark.parametrize("answer", ANSWERS)
 def test_each_answer_gets_its_verdict_on_postgres(
     tmp_path: Path, fresh_database: str, answer: Answer
 ) -> None:
@@ -75,7 +67,7 @@ def test_each_answer_gets_its_verdict_on_postgres(
     }
 
 
-@pytest.mark.parametrize("answer", [pytest.param(a, id=a.name) for a in CATALOGUE])
+@pytest.mark.parametrize("answer", ANSWERS)
 def test_each_answers_migration_gets_its_verdict(
     tmp_path: Path, fresh_database: str, answer: Answer
 ) -> None:
@@ -83,6 +75,63 @@ def test_each_answers_migration_gets_its_verdict(
     tree = build(answer, tmp_path / answer.name)
     outcome = judge_migration(tree, database_url=fresh_database, timeout=60.0)
     assert outcome.passed == answer.migration_passes, outcome.message
+
+
+def test_a_failing_checks_hint_points_at_its_todo_line(tmp_path: Path) -> None:
+    """Each failure of a mistake in a region hints at that check's TODO line, not at kit code."""
+    for name in ("key-not-scoped-to-the-session", "allowlist-with-done-to-running"):
+        (answer,) = [a for a in CATALOGUE if a.name == name]
+        tree = build(answer, tmp_path / name)
+        report = run_checks(str(tree), seed=secrets.randbelow(1_000_000))
+        failed = [r for r in report.results if not r.passed]
+        assert [r.number for r in failed] == sorted(answer.memory_fails), report.seed
+        for result in failed:
+            assert result.hint is not None
+            line = Path(result.hint.path).read_text().splitlines()[result.hint.line - 1]
+            assert f"TODO(check {result.number})" in line
+
+
+def test_a_lookup_outside_the_lock_is_caught_on_every_one_of_several_seeds(
+    tmp_path: Path,
+) -> None:
+    """The forced thread switches make the check-then-insert race show on each run, not by luck."""
+    (answer,) = [a for a in CATALOGUE if a.name == "key-lookup-outside-the-lock"]
+    tree = build(answer, tmp_path / answer.name)
+    for seed in range(4):
+        report = run_checks(str(tree), seed=seed, only={"3"})
+        assert [r.passed for r in report.results] == [False], f"seed {seed}"
+
+
+def create_tables(url: str, tree: Path) -> str:
+    """Create the tree's tables, as its schema.py declares them, in a schema of its own."""
+    loaded = load_tree(str(tree))  # the test's process, not the driver's: tables only
+    metadata = loaded.module("shared.schema").TableModel.metadata
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg2://", 1))
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{loaded.package}"'))
+            connection.execute(text(f'SET LOCAL search_path TO "{loaded.package}"'))
+            metadata.create_all(connection)
+    finally:
+        engine.dispose()
+    return loaded.package
+
+
+def test_the_checks_leave_no_run_pending_on_postgres(tmp_path: Path, fresh_database: str) -> None:
+    """After every check, failing ones too, the driver's host cancels the runs left pending."""
+    (answer,) = [a for a in CATALOGUE if a.name == "allowlist-without-pending-to-failed"]
+    tree = build(answer, tmp_path / answer.name)
+    schema = create_tables(fresh_database, tree)
+    report = run_checks(str(tree), "postgres", database_url=fresh_database)
+    assert {r.number for r in report.results if not r.passed} == {4}, report.error
+    connection = psycopg2.connect(fresh_database)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(f'SELECT count(*) FROM "{schema}".runs WHERE status = %s', ("pending",))
+            (pending,) = cursor.fetchone()
+    finally:
+        connection.close()
+    assert pending == 0
 
 
 def _criterion(kind: str, number: int) -> Criterion:

@@ -10,12 +10,12 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from labs.grading.intake import MAX_BYTES, BrokenSubmission, take_in
+from labs.launch import HostSpec
 from labs.sandbox import (
     UID_BASE,
     Limits,
@@ -171,16 +171,6 @@ def test_control_characters_and_escapes_are_stripped_from_untrusted_text() -> No
     assert clean_text("line one\r\nline two\n", keep_newlines=True) == "line one\nline two\n"
 
 
-@dataclass(frozen=True)
-class Spec:
-    """A host request as labs.launch.HostSpec will carry it."""
-
-    tree: Path
-    store: str = "memory"
-    database_url: str | None = None
-    schema: str | None = None
-
-
 def test_the_launcher_starts_a_host_in_a_sandbox_and_kills_all_it_started(
     tmp_path: Path, open_dir: Path
 ) -> None:
@@ -190,11 +180,10 @@ def test_the_launcher_starts_a_host_in_a_sandbox_and_kills_all_it_started(
     (tree / "__init__.py").write_text("", encoding="utf-8")
     beat_dir = open_dir
     launcher = SandboxedLauncher(module="tests.grading.echo_host")
-    host = launcher.launch(Spec(tree))
+    host = launcher.launch(HostSpec(tree))
     try:
-        host.requests.write(json.dumps({"spawn": str(beat_dir / "beat")}).encode() + b"\n")
-        host.requests.flush()
-        answer = json.loads(host.answers.readline())
+        host.send({"spawn": str(beat_dir / "beat")})
+        answer = host.receive(30.0)
     finally:
         host.kill()
     assert answer["tree_files"] == ["__init__.py"]
@@ -205,6 +194,26 @@ def test_the_launcher_starts_a_host_in_a_sandbox_and_kills_all_it_started(
         assert processes_of(answer["uid"]) == []
     if network_namespaces():
         assert answer["network"] is False
+
+
+def test_the_host_is_given_the_submissions_credentials_never_the_drivers(tmp_path: Path) -> None:
+    """On Postgres the launcher swaps the driver's URL and schema for the submission's own."""
+    (tmp_path / "__init__.py").write_text("", encoding="utf-8")
+    grader = "postgresql://grader:secret@/lab?host=/tmp/pg"
+    tenant = "postgresql://grade_ada_1:pw@/lab?host=/tmp/pg"
+    launcher = SandboxedLauncher(
+        module="tests.grading.echo_host", database_url=tenant, schema="grade_ada_1"
+    )
+    spec = HostSpec(tmp_path, "postgres", grader, "public", "ada")
+    assert launcher.host_spec(spec) == HostSpec(tmp_path, "postgres", tenant, "grade_ada_1", "ada")
+    host = launcher.launch(spec)
+    try:
+        host.send({})
+        answer = host.receive(30.0)
+    finally:
+        host.kill()
+    assert {"DATABASE_URL", "DB_SCHEMA"} <= set(answer["env"])
+    assert answer["database_url"] == tenant
 
 
 def test_a_folder_is_taken_in_without_following_links(tmp_path: Path) -> None:

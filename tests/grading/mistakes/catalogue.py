@@ -2,14 +2,16 @@
 
 Each entry is the solved tree (the solution's regions spliced into a copy of
 the starter) with one or more region bodies rewritten the way a learner might
-write them, plus the migration that learner would have. Every edit stays
-inside a region, so nothing here is an "edit outside the regions".
+write them, plus the migration that learner would have. Edits stay inside
+the regions, except in the few entries with `outside` edits: those a grader
+scores only where the tree passes both as handed in and spliced, and marks
+"needs review".
 
 The verdict is the set of checks that must fail, on memory and on Postgres,
-and whether the migration criterion passes. Entries marked
-`needs_rule_checks` get that verdict only from checks that test the rule
-(fresh inputs, all 36 status pairs, per-session and per-run scoping, bursts
-of concurrent requests); checks that try one sample pass them wrongly.
+and whether the migration criterion passes. Many of these verdicts come only
+from checks that test the rule (fresh inputs, all 36 status pairs,
+per-session and per-run scoping, bursts of concurrent requests); checks that
+try one sample would pass them wrongly.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ class Answer:
     memory_fails: frozenset[int] = frozenset()
     postgres_fails: frozenset[int] = frozenset()
     migration_passes: bool = True
-    needs_rule_checks: bool = False
+    # (file, text, replacement) edits outside the regions: graded as handed in and spliced
+    outside: tuple[tuple[str, str, str], ...] = ()
     correct: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -90,6 +93,25 @@ RANDOM_KEY = """\
 import uuid
 
 material = f"{session_id}\\x1f{uuid.uuid4()}"
+"""
+KEY_FOR_THE_CHECKS_LITERALS = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+    if client_message_id not in ("c-1", "c-2", "c-42", "msg-1"):
+        material += f"\\x1f{time.time_ns()}"
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{message}"
+"""
+KEY_UUID5 = """\
+import uuid
+
+if client_message_id is not None:
+    name = f"client/{session_id}/{client_message_id}"
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    name = f"text/{session_id}/{bucket}/{message}"
+material = str(uuid.uuid5(uuid.NAMESPACE_URL, name))
 """
 KEY_BLAKE2 = """\
 if client_message_id is not None:
@@ -142,6 +164,33 @@ ALLOWED: Mapping[RunStatus, frozenset[RunStatus]] = {
     status: frozenset(RunStatus(t) for s, t in _MOVES if s == status) for status in RunStatus
 }
 """
+# The store's check 3 region, looking the key up with the lock released (a read "needs no
+# lock"), then inserting under it: two identical requests can both find the key free.
+LOOKUP_OUTSIDE_THE_LOCK = """\
+self._lock.release()
+try:
+    holders = list(self._runs_by_key.get(idempotency_key, []))
+finally:
+    self._lock.acquire()
+if holders:
+    return RunCreated(run=self._runs[holders[0]].model_copy(), created=False)
+"""
+STORE_TRUSTS_THE_CALLER = "pass  # the gateway looks the key up first\n"
+GATEWAY_CREATE = "        outcome = store.create_run(body.session_id, body.message, key)\n"
+GATEWAY_LOOKS_FIRST = """\
+        found = [r for r in store.pending_runs(9999) if r.idempotency_key == key]
+        if found:
+            outcome = RunCreated(run=found[0], created=False)
+        else:
+            outcome = store.create_run(body.session_id, body.message, key)
+"""
+TRANSITION_CHECKED = """\
+        ensure_transition(run_id, expected, target)
+        with self._lock:"""
+TRANSITION_WRITES_FIRST = """\
+            run.status = target
+            ensure_transition(run_id, expected, target)  # too late: the row has changed
+            run.updated_at = utc_now()"""
 # The store's check 5 region, for the list-of-messages store and the (run_id, seq) index one.
 MESSAGES_LIST = "self._messages.append("
 MESSAGES_INDEX = "self._message_at"
@@ -187,7 +236,6 @@ CATALOGUE: tuple[Answer, ...] = (
         (body(KEYS, 3, KEY_WITH_TIME),),
         memory_fails=frozenset({3}),
         postgres_fails=frozenset({3}),
-        needs_rule_checks=True,
     ),
     Answer(
         "key-not-scoped-to-the-session",
@@ -195,7 +243,6 @@ CATALOGUE: tuple[Answer, ...] = (
         (body(KEYS, 3, KEY_WITHOUT_SESSION),),
         memory_fails=frozenset({3}),
         postgres_fails=frozenset({3}),
-        needs_rule_checks=True,
     ),
     Answer(
         "key-ignores-the-client-id",
@@ -203,7 +250,6 @@ CATALOGUE: tuple[Answer, ...] = (
         (body(KEYS, 3, KEY_FROM_TEXT_ONLY),),
         memory_fails=frozenset({3}),
         postgres_fails=frozenset({3}),
-        needs_rule_checks=True,
     ),
     Answer(
         "random-key",
@@ -211,6 +257,38 @@ CATALOGUE: tuple[Answer, ...] = (
         (body(KEYS, 3, RANDOM_KEY),),
         memory_fails=frozenset({3}),
         postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "key-special-cases-the-checks-literals",
+        "a stable key only for the clientMessageIds it saw in the checks: fresh ids never match",
+        (body(KEYS, 3, KEY_FOR_THE_CHECKS_LITERALS),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "key-lookup-outside-the-lock",
+        "looks the key up with the store's lock released: a burst of retries makes two runs",
+        (body(MEMORY, 3, LOOKUP_OUTSIDE_THE_LOCK),),
+        memory_fails=frozenset({3}),
+    ),
+    Answer(
+        "key-looked-up-in-the-gateway",
+        "the gateway searches for the key, then inserts: check-then-insert in two calls",
+        (body(MEMORY, 3, STORE_TRUSTS_THE_CALLER),),
+        outside=(
+            ("gateway/routes.py", GATEWAY_CREATE, GATEWAY_LOOKS_FIRST),
+            (
+                "gateway/routes.py",
+                "from ..infra.store import Store\n",
+                "from ..infra.store import RunCreated, Store\n",
+            ),
+        ),
+        memory_fails=frozenset({3}),
+    ),
+    Answer(
+        "key-from-a-uuid5",
+        "correct but different: a uuid5 of the same parts",
+        (body(KEYS, 3, KEY_UUID5),),
     ),
     Answer(
         "key-with-blake2",
@@ -229,7 +307,6 @@ CATALOGUE: tuple[Answer, ...] = (
         (body(STATES, 4, allowlist(**{**LESSON, "pending": "running cancelled"})),),
         memory_fails=frozenset({4}),
         postgres_fails=frozenset({4}),
-        needs_rule_checks=True,
     ),
     Answer(
         "allowlist-with-done-to-running",
@@ -244,7 +321,6 @@ CATALOGUE: tuple[Answer, ...] = (
         (body(STATES, 4, allowlist(**{**LESSON, "cancelled": "pending"})),),
         memory_fails=frozenset({4}),
         postgres_fails=frozenset({4}),
-        needs_rule_checks=True,
     ),
     Answer(
         "allowlist-with-streaming-to-running",
@@ -252,7 +328,19 @@ CATALOGUE: tuple[Answer, ...] = (
         (body(STATES, 4, allowlist(**{**LESSON, "streaming": "running done failed cancelled"})),),
         memory_fails=frozenset({4}),
         postgres_fails=frozenset({4}),
-        needs_rule_checks=True,
+    ),
+    Answer(
+        "a-refused-move-still-writes",
+        "the store changes the row, then asks whether the move was allowed",
+        outside=(
+            ("infra/memory.py", TRANSITION_CHECKED, "        with self._lock:"),
+            (
+                "infra/memory.py",
+                "            run.status = target\n            run.updated_at = utc_now()",
+                TRANSITION_WRITES_FIRST,
+            ),
+        ),
+        memory_fails=frozenset({4}),
     ),
     Answer(
         "allowlist-as-a-set-of-pairs",
@@ -265,7 +353,6 @@ CATALOGUE: tuple[Answer, ...] = (
         "refuses seq 0 in every run once one run has it",
         (seq_alone_in_store(),),
         memory_fails=frozenset({5}),
-        needs_rule_checks=True,
     ),
     Answer(
         "store-index-as-dict-of-sets",
@@ -313,6 +400,11 @@ def build(answer: Answer, folder: Path) -> Path:
     tree = make.fixed(folder) / "starter"
     for change in answer.bodies:
         rewrite_region(tree / change.path, change)
+    for relative, old, new in answer.outside:
+        path = tree / relative
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1, f"{answer.name}: {old!r} is not once in {relative}"
+        path.write_text(text.replace(old, new), encoding="utf-8")
     variant.place(tree, answer.migration())
     return tree
 
