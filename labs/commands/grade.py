@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from .. import i18n
 from ..grading.batch import grade_all
 from ..grading.criteria import Grade
 from ..grading.summary import table_lines, write_csv, write_markdown
@@ -90,6 +91,8 @@ class Progress:
 
 def run(args: argparse.Namespace) -> int:
     """Grade, print the table, write the files; exit 0 when grading itself worked."""
+    # Grades are records an instructor compares and programs read: always in English.
+    i18n.use(i18n.ENGLISH)
     database_url = os.environ.get("DATABASE_URL") or None
     tcp_database = bool(database_url) and url_needs_network(database_url or "")
     started = time.perf_counter()

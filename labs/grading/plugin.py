@@ -154,8 +154,12 @@ def pytest_configure(config: pytest.Config) -> None:
     tree = config.getoption("lab_tree", None)
     if not tree:
         return
+    from .. import i18n
     from .criteria import Grade
     from .grader import Grader
+
+    # Grades are records an instructor compares and programs read: always in English.
+    i18n.use(i18n.ENGLISH)
 
     # A path, always: a bare `starter` is ./starter, never an installed package of that name.
     root = Path(tree).resolve()
