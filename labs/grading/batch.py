@@ -13,7 +13,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,6 +156,7 @@ def grade_all(
     with (
         tempfile.TemporaryDirectory(prefix="lab-class-") as scratch,
         ThreadPoolExecutor(max_workers=workers) as pool,
+        ThreadPoolExecutor(max_workers=1) as typechecking,
     ):
 
         def take(index: int) -> Prepared | Grade:
@@ -175,11 +176,21 @@ def grade_all(
         for index, item in enumerate(prepared):
             if isinstance(item, Grade):
                 done(index, item)
+        # One mypy for the whole class runs on one core while the checks run beside it.
+        class_typecheck: Future[dict[Path, Outcome]] | None = None
         if len(ready) > 1:
-            trees = {p.grader.graded_tree: p.grader for p in ready.values()}
-            for tree, outcome in typecheck_trees(list(trees), TYPECHECK_TIMEOUT).items():
-                trees[tree].preset_typecheck(outcome)
-        futures = {pool.submit(finish, p): i for i, p in ready.items()}
+            trees = [p.grader.graded_tree for p in ready.values()]
+            class_typecheck = typechecking.submit(typecheck_trees, trees, TYPECHECK_TIMEOUT)
+
+        def finish_in_class(prepared: Prepared) -> Grade:
+            prepared.grader.grade_all_but_typecheck()
+            if class_typecheck is not None:
+                outcome = class_typecheck.result().get(prepared.grader.graded_tree)
+                if outcome is not None:
+                    prepared.grader.preset_typecheck(outcome)
+            return finish(prepared)
+
+        futures = {pool.submit(finish_in_class, p): i for i, p in ready.items()}
         for future in as_completed(futures):
             index = futures[future]
             try:
