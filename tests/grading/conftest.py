@@ -62,11 +62,19 @@ def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
     sandbox running as another user, as it would to an instructor's server,
     so the folder may be entered (not listed) and the socket connected to.
     """
+    sockets = [
+        path for path in pg_cluster.socket_dir.glob(".s.PGSQL.*") if not path.name.endswith(".lock")
+    ]
+    # Opened for this test only: the shared cluster is private again afterwards.
+    before = {path: path.stat().st_mode & 0o777 for path in [pg_cluster.root, *sockets]}
     pg_cluster.root.chmod(0o711)
-    for socket_file in pg_cluster.socket_dir.glob(".s.PGSQL.*"):
-        if not socket_file.name.endswith(".lock"):
-            socket_file.chmod(0o777)
+    for socket_file in sockets:
+        socket_file.chmod(0o777)
     name = f"koda_test_{uuid.uuid4().hex[:12]}"
     url = pg_cluster.create_database(name)
-    yield url
-    pg_cluster.drop_database(name)
+    try:
+        yield url
+    finally:
+        pg_cluster.drop_database(name)
+        for path, mode in before.items():
+            path.chmod(mode)
