@@ -15,6 +15,7 @@ from .infra import make_store
 from .infra.store import Store
 from .shared.errors import LabError
 from .shared.keys import idempotency_key_for
+from .shared.say import _
 from .shared.schema import Run
 from .worker.queries import pending_runs
 
@@ -46,19 +47,33 @@ def main() -> int:
         store = make_store()
         runs = seed(store)
     except LabError as error:  # no store configured, database down, tables missing
-        print(f"error: {error}", file=sys.stderr)
+        print(_("error: {error}").format(error=error), file=sys.stderr)
         return 2
-    print(f"seeded session {runs[0].session_id} with {len(runs)} pending run(s):")
+    print(
+        _("seeded session {session} with {count} pending run(s):").format(
+            session=runs[0].session_id, count=len(runs)
+        )
+    )
     for run in runs:
         print(f"  {run.id}  {run.status}  {run.input!r}")
     if os.environ.get("MOCK") == "1":
         # Another process has its own empty MemoryStore, so ask the worker's query here.
         waiting = pending_runs(store)
-        print(f"MOCK=1: the worker's query in this process sees {len(waiting)} pending run(s).")
-        print("A worker in another process has its own empty memory and would see none (MOCK.md).")
+        print(
+            _("MOCK=1: the worker's query in this process sees {count} pending run(s).").format(
+                count=len(waiting)
+            )
+        )
+        print(
+            _("A worker in another process has its own empty memory and would see none (MOCK.md).")
+        )
     else:
         package = __package__ or "starter"
-        print(f"now run `python -m {package}.worker --once` in another terminal to list them")
+        print(
+            _("now run `{command}` in another terminal to list them").format(
+                command=f"python -m {package}.worker --once"
+            )
+        )
     return 0
 
 

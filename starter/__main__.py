@@ -18,15 +18,19 @@ def main() -> int:
     from .gateway import create_app
     from .infra import make_store
     from .shared.errors import StoreConfigError
+    from .shared.say import _
 
     port = os.environ.get("PORT", "3000")
     if not port.isdigit() or not 0 < int(port) < 65536:
-        print(f"error: PORT must be a number from 1 to 65535, not {port!r}", file=sys.stderr)
+        print(
+            _("error: PORT must be a number from 1 to 65535, not {port}").format(port=repr(port)),
+            file=sys.stderr,
+        )
         return 2
     try:
         store = make_store()
     except StoreConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(_("error: {error}").format(error=error), file=sys.stderr)
         return 2
     # Flask's own server, for the lab; production runs gateway/wsgi.py under gunicorn.
     app = create_app(store)

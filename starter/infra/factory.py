@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 
 from ..shared.errors import StoreConfigError
+from ..shared.say import _
 from .memory import MemoryStore
 from .store import Store
 
@@ -23,7 +24,10 @@ def make_store(environ: Mapping[str, str] | None = None) -> Store:
         from .sql import SqlStore  # imported late: MOCK=1 never loads the driver
 
         return SqlStore(url, schema=env.get("DB_SCHEMA") or DEFAULT_SCHEMA)
+    # Said to a person at a terminal (the seed script, the worker), so in their language.
     raise StoreConfigError(
-        "no store configured: set MOCK=1 for the in-memory store, "
-        "or DATABASE_URL=postgresql://user:password@host:port/db for Postgres"
+        _(
+            "no store configured: set MOCK=1 for the in-memory store, "
+            "or DATABASE_URL=postgresql://user:password@host:port/db for Postgres"
+        )
     )

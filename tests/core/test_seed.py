@@ -13,6 +13,7 @@ import pytest
 
 from labs.trees import REPO_ROOT
 from tests.postgres.conftest import migrate, run_lab, unfixed_starter_migration
+from tests.support.english import english_runs
 from tests.support.pgcluster import TempCluster
 
 TREES = ["starter", "solution"]
@@ -40,6 +41,25 @@ def test_the_seed_prints_pending_runs_on_memory(tree: str) -> None:
     assert done.returncode == 0, done.stderr
     assert len(set(RUN_LINE.findall(done.stdout))) == 3
     assert "worker's query in this process sees 3 pending run(s)" in done.stdout
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_the_seed_and_the_worker_speak_chinese_under_a_chinese_locale(tree: str) -> None:
+    """LANG=zh_CN.UTF-8: the lines printed for the learner are Chinese; the ids are kept."""
+    english = run_module(f"{tree}.seed", MOCK="1", LAB_LANG="en")
+    assert english_runs(english.stdout), "the detector must see the English it guards against"
+    outputs = [
+        run_module(
+            f"{tree}.seed", MOCK="1", LAB_LANG="", LANGUAGE="", LC_ALL="", LANG="zh_CN.UTF-8"
+        ),
+        run_module(f"{tree}.worker", LAB_LANG="zh_CN"),  # no store: the error says how to pick one
+    ]
+    seeded, unconfigured = outputs
+    assert seeded.returncode == 0, seeded.stderr
+    assert len(set(RUN_LINE.findall(seeded.stdout))) == 3
+    assert unconfigured.returncode == 2 and "MOCK=1" in unconfigured.stderr
+    for done in outputs:
+        assert not english_runs(done.stdout + done.stderr), done.stdout + done.stderr
 
 
 def test_both_trees_ship_the_same_seed_script() -> None:
