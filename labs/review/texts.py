@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import contextvars
 import functools
-import textwrap
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
+
+import wcwidth
 
 HERE = Path(__file__).resolve().parent
 ENGLISH = "en"
@@ -75,11 +77,28 @@ def message(section: str, key: str, **values: object) -> str:
     return str(load("messages")[section][key]).format(**values)
 
 
+# A line break between two wide characters (Chinese text and its punctuation): joining the
+# lines there must not leave a space, as it would between two English words.
+WIDE_BREAK = re.compile(r"(?<=[\u2e80-\uffef])[ \t]*\n\s*(?=[\u2e80-\uffef])")
+
+
+def unwrapped(text: str) -> list[str]:
+    """A text's paragraphs (blank-line separated), each joined onto one line."""
+    blocks = (WIDE_BREAK.sub("", block) for block in text.strip().split("\n\n"))
+    return [" ".join(block.split()) for block in blocks if block.strip()]
+
+
 def paragraph(text: str, width: int = 78, indent: str = "") -> str:
-    """Rewrap a text's paragraphs (blank-line separated) to width, with an indent."""
-    blocks = [" ".join(block.split()) for block in text.strip().split("\n\n")]
+    """Rewrap a text's paragraphs to width terminal columns (a Chinese character takes two)."""
     return "\n\n".join(
-        textwrap.fill(block, width, initial_indent=indent, subsequent_indent=indent)
-        for block in blocks
-        if block
+        "\n".join(
+            wcwidth.wrap(
+                block,
+                width,
+                initial_indent=indent,
+                subsequent_indent=indent,
+                break_on_hyphens=False,
+            )
+        )
+        for block in unwrapped(text)
     )
