@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from labs.review import questions
+from labs.review import questions, texts
 
 from .browser import browser, live_url, page, screenshot
 from .pages import HTMX
@@ -155,3 +155,19 @@ def test_a_learner_answers_reveals_marks_and_sees_the_checklist(page: Any, live_
     assert "3 of 6 checks pass on the in-memory store" in page.inner_text("#item-lab")
     assert 'question "idempotent" as got it' in page.inner_text("#item-scaling")
     screenshot(page, "review")
+
+
+def test_chinese_texts_join_their_lines_without_a_space(client: FlaskClient) -> None:
+    """A line break inside a Chinese sentence of the TOML shows as nothing, not a space."""
+    client.get("/review?lang=zh_CN")
+    page = client.post("/review/keys", data={"answer": "用 ULID"}, headers=HTMX).text
+    token = texts.REQUEST_LANGUAGE.set("zh_CN")
+    try:
+        keys = questions.find("keys")
+    finally:
+        texts.REQUEST_LANGUAGE.reset(token)
+    source = "\n\n".join([keys.question, keys.analysis, *keys.key_points])
+    junctions = re.findall(r"([\u2e80-\uffef])[ \t]*\n[ \t]*([\u2e80-\uffef])", source)
+    assert junctions, "the Chinese texts break lines inside sentences: that is what is tested"
+    missing = [a + b for a, b in junctions if a + b not in page]
+    assert not missing

@@ -40,12 +40,19 @@ _lock = threading.Lock()
 def question_row(
     question: questions.Question, saved: questions.Saved, revealed: bool
 ) -> dict[str, Any]:
-    """One question as the page shows it: the text, your answer and mark, the analysis if shown."""
+    """One question as the page shows it: the text, your answer and mark, the analysis if shown.
+
+    The texts are joined onto single lines as the terminal joins them: a line break
+    inside a Chinese sentence would otherwise show as a space in the page.
+    """
     return {
         "question": question,
+        "text": " ".join(texts.unwrapped(question.question)),
+        "follow_up": " ".join(texts.unwrapped(question.follow_up)),
         "saved": saved,
         "revealed": revealed,
-        "paragraphs": [" ".join(p.split()) for p in question.analysis.strip().split("\n\n")],
+        "paragraphs": texts.unwrapped(question.analysis),
+        "points": [" ".join(texts.unwrapped(point)) for point in question.key_points],
     }
 
 
