@@ -7,9 +7,14 @@ import importlib
 import importlib.util
 import os
 import sys
+from collections.abc import Iterable
+from typing import Any
+
+import wcwidth
 
 from . import i18n
-from .i18n import _
+from .columns import ColumnWrapper
+from .i18n import N_, _
 
 # Each module here defines register(subparsers), adding one command.
 COMMAND_MODULES = [
@@ -30,9 +35,105 @@ COMMAND_MODULES = [
 ]
 
 
+# argparse's own words, as Python 3.11's Lib/argparse.py spells them. argparse looks each one
+# up through the module-level `_` and `ngettext` it imported from gettext;
+# argparse_speaks_lab_language() points those two names at labs.i18n, so the lab's catalog
+# translates them. Listing them here with N_() keeps them in the catalog when the messages are
+# extracted. Left out: the errors a programmer meets while building a parser (conflicting
+# option strings and the like), which a learner never sees, and argparse's one plural
+# ("expected %s argument"), which only nargs=N uses.
+ARGPARSE_MESSAGES = (
+    # help
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("subcommands"),
+    N_("show this help message and exit"),
+    N_("show program's version number and exit"),
+    # errors, printed as "<prog>: error: <message>"
+    N_("%(prog)s: error: %(message)s\n"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("the following arguments are required: %s"),
+    N_("one of the arguments %s is required"),
+    N_("unrecognized arguments: %s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("unexpected option string: %s"),
+    N_("ignored explicit argument %r"),
+    N_("not allowed with argument %s"),
+    N_("unknown parser %(parser_name)r (choices: %(choices)s)"),
+    N_("can't open '%(filename)s': %(error)s"),
+    N_('argument "-" with mode %r'),
+)
+
+
+def argparse_speaks_lab_language() -> None:
+    """Have argparse's own words (usage, options, its errors) come from the lab's catalog.
+
+    argparse calls `_(...)` and `ngettext(...)` from its module's namespace; replacing those
+    two names is the hook gettext-based translations of argparse use. In English the lab's
+    catalog gives every message back unchanged, as argparse's default lookup does.
+    """
+    argparse._ = i18n._  # type: ignore[attr-defined]
+    argparse.ngettext = i18n.ngettext  # type: ignore[attr-defined]
+
+
+class DisplayWidthHelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, measuring text in terminal columns instead of characters.
+
+    argparse wraps help with textwrap, which counts characters; a Chinese character takes two
+    columns, so Chinese help would come out twice as wide as the terminal.
+    """
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        """One argument's help, as lines of at most width columns."""
+        text = self._whitespace_matcher.sub(" ", text).strip()
+        return ColumnWrapper(width).wrap(text)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        """The description, as lines of at most width columns, each starting with indent."""
+        text = self._whitespace_matcher.sub(" ", text).strip()
+        wrapper = ColumnWrapper(width, initial_indent=indent, subsequent_indent=indent)
+        return "\n".join(wrapper.wrap(text))
+
+    def _format_usage(
+        self,
+        usage: str | None,
+        actions: Iterable[argparse.Action],
+        groups: Iterable[argparse._MutuallyExclusiveGroup],
+        prefix: str | None,
+    ) -> str:
+        """The usage lines, with continuation lines lined up under a prefix of any width.
+
+        argparse measures the prefix ("usage: ") with len(); "用法：" has 3 characters but
+        takes 6 columns. So the lines are laid out behind blanks as wide as the prefix,
+        which are then replaced by the prefix itself.
+        """
+        shown = _("usage: ") if prefix is None else prefix
+        blank = " " * wcwidth.width(shown)
+        text = super()._format_usage(usage, actions, groups, blank)
+        return shown + text[len(blank) :]
+
+
+class LabArgumentParser(argparse.ArgumentParser):
+    """An ArgumentParser whose help wraps by display width; its commands' parsers are one too.
+
+    (add_subparsers makes each command's parser of the same class as the parser it is on.)
+    """
+
+    def __init__(self, **options: Any) -> None:
+        options.setdefault("formatter_class", DisplayWidthHelpFormatter)
+        super().__init__(**options)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every command registered."""
-    parser = argparse.ArgumentParser(
+    """The top-level parser with every command registered, speaking the lab's language."""
+    argparse_speaks_lab_language()
+    parser = LabArgumentParser(
         prog="python -m labs",
         description=_("mini-koda day 8 lab kit: self-checks, instructor and grading tools"),
     )
@@ -67,13 +168,13 @@ def main(argv: list[str] | None = None) -> int:
         try:
             i18n.use(i18n.choose(wanted))
         except ValueError as error:
-            print(f"error: --lang: {error}", file=sys.stderr)
+            print(_("error: --lang: {error}").format(error=error), file=sys.stderr)
             return 2
     args = build_parser().parse_args(argv)
     try:
         code: int = args.func(args)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(_("interrupted"), file=sys.stderr)
         return 130
     except BrokenPipeError:  # piped into `head`: stop printing quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -22,8 +22,12 @@ from dataclasses import asdict, dataclass
 import psycopg2
 from ulid import ULID
 
-NAIVE = "naive check-then-insert"
-GUARDED = "unique constraint (ON CONFLICT)"
+from .i18n import N_
+
+# The paths' names, kept in English in the outcome (the dashboard reads them as data) and
+# translated where they are shown, with _(outcome.naive.path).
+NAIVE = N_("naive check-then-insert")
+GUARDED = N_("unique constraint (ON CONFLICT)")
 
 # Limits shared by `python -m labs race` and the dashboard's race form: each request holds a
 # connection of its own (Postgres allows 100 by default, a few reserved), and the pause is

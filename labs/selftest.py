@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+from .i18n import _
 from .launch import ForkLauncher, Launcher, default_launcher, host_spec
 from .trees import TreeLoadError, find_tree
 
@@ -22,15 +23,17 @@ def selftest(root: Path) -> int:
         store_kind, url = "postgres", os.environ["DATABASE_URL"]
     else:
         print(
-            "error: set MOCK=1 to check against the in-memory store, "
-            "or DATABASE_URL=postgresql://... to check against Postgres",
+            _(
+                "error: set MOCK=1 to check against the in-memory store, "
+                "or DATABASE_URL=postgresql://... to check against Postgres"
+            ),
             file=sys.stderr,
         )
         return 2
     try:
         tree = find_tree(str(root))
     except TreeLoadError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(_("error: {error}").format(error=error), file=sys.stderr)
         return 2
     launcher: Launcher = default_launcher()
     if isinstance(launcher, ForkLauncher):  # the host imports the tree while we import the checks

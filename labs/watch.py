@@ -26,7 +26,7 @@ from typing import TextIO
 from .checks import CHECKS
 from .grading.criteria import Outcome
 from .grading.isolate import check_outcomes
-from .i18n import _
+from .i18n import N_, _
 from .regions import IGNORED_DIRS, source_files
 from .review.texts import message
 
@@ -77,15 +77,15 @@ def event_changes(root: Path, stop: threading.Event) -> Iterator[set[str]]:
 def changes(
     root: Path, stop: threading.Event, *, poll: bool = False
 ) -> tuple[str, Iterator[set[str]]]:
-    """The way this machine can watch the tree, and the stream of changes it gives."""
+    """How this machine can watch the tree (in English: show it with _()), and the changes."""
     if not poll:
         try:
             import watchfiles  # noqa: F401
         except ImportError:
             pass
         else:
-            return "file events", event_changes(root, stop)
-    return "polling every 0.5 s", poll_changes(root, stop)
+            return N_("file events"), event_changes(root, stop)
+    return N_("polling every 0.5 s"), poll_changes(root, stop)
 
 
 def summary_lines(tree: str, outcomes: dict[int, Outcome]) -> list[str]:
@@ -93,14 +93,22 @@ def summary_lines(tree: str, outcomes: dict[int, Outcome]) -> list[str]:
     titles = {check.number: _(check.title) for check in CHECKS}
     passed = sum(o.passed for o in outcomes.values())
     bar = "#" * passed + "." * (len(titles) - passed)
-    lines = [f"[{time.strftime('%H:%M:%S')}] {tree}: [{bar}] {passed}/{len(titles)} checks pass"]
+    score = _("{tree}: [{bar}] {passed}/{total} checks pass").format(
+        tree=tree, bar=bar, passed=passed, total=len(titles)
+    )
+    lines = [f"[{time.strftime('%H:%M:%S')}] {score}"]
     failing = [n for n in sorted(outcomes) if not outcomes[n].passed]
     if failing:
         first = failing[0]
-        lines.append(f"  next: check {first}: {titles.get(first, '')}")
+        lines.append(
+            "  "
+            + _("next: check {number}: {title}").format(number=first, title=titles.get(first, ""))
+        )
         lines.extend(f"    {line}" for line in outcomes[first].message.splitlines())
     else:
-        lines.append("  all six pass: done. Next, the same checks on Postgres (see the README).")
+        lines.append(
+            "  " + _("all six pass: done. Next, the same checks on Postgres (see the README).")
+        )
     return lines
 
 
@@ -239,7 +247,7 @@ def watch_tree(
 
     mode, stream = changes(root, stop, poll=poll)
     check_now()
-    say([f"watching {tree} for changes ({mode}); Ctrl-C to stop"])
+    say([_("watching {tree} for changes ({mode}); Ctrl-C to stop").format(tree=tree, mode=_(mode))])
     threading.Thread(target=pump, args=("changed", stream), daemon=True).start()
     if keys is not None:
         say([message("watch", "keys")])
@@ -253,7 +261,7 @@ def watch_tree(
             continue
         if kind == "changed":
             assert isinstance(value, set)
-            say([f"changed: {', '.join(sorted(value))}"])
+            say([_("changed: {files}").format(files=", ".join(sorted(value)))])
             check_now()
         elif kind == "changed-ended":
             break

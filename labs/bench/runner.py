@@ -24,6 +24,7 @@ from functools import partial
 
 import psycopg2
 
+from ..i18n import N_, _
 from ..scratchdb import migrate, scratch_database
 from ..trees import REPO_ROOT
 from .agent import SLOW_MESSAGE
@@ -44,6 +45,10 @@ from .tools import find_tool, run_pgbench, run_wrk
 
 FLOOR_APP = "labs.bench.floor:app"
 
+# Announces the next step: step(N_("message with {fields}"), fields=...). The learner reads
+# the message in their language; the JSON's step_seconds keeps it in English.
+Step = Callable[..., None]
+
 
 def run_bench(
     settings: BenchSettings, database_url: str | None, say: Callable[[str], None] = print
@@ -52,12 +57,19 @@ def run_bench(
     started = time.monotonic()
     steps: list[tuple[str, float]] = []
 
-    def step(line: str) -> None:
-        """Say what comes next, and remember when it began (the report lists each step's time)."""
-        steps.append((line, time.monotonic()))
-        say(line)
+    def step(message: str, **fields: object) -> None:
+        """Say what comes next, and remember when it began (the report lists each step's time).
 
-    step("making a scratch database" + ("" if database_url else " on a throwaway cluster"))
+        The message is English, marked with N_(); it is said in the learner's language and
+        remembered in English, as the key of the JSON's step_seconds.
+        """
+        steps.append((message.format(**fields), time.monotonic()))
+        say(_(message).format(**fields))
+
+    if database_url:
+        step(N_("making a scratch database"))
+    else:
+        step(N_("making a scratch database on a throwaway cluster"))
     with scratch_database(database_url, "bench", durable=True) as url:
         migrate(url, settings.tree)
         report = BenchReport(
@@ -79,16 +91,16 @@ def run_bench(
             "warmup": settings.warmup,
             "seconds": settings.seconds,
         }
-        step("(a) raw INSERT ... ON CONFLICT DO NOTHING")
+        step(N_("(a) raw INSERT ... ON CONFLICT DO NOTHING"))
         report.raw_sql = raw_sql_part(settings, base)
-        step("(b) SqlStore.create_run (Python threads)")
+        step(N_("(b) SqlStore.create_run (Python threads)"))
         report.store = _load({**base, "kind": "store", "part": "b"})
         _http_parts(report, settings, base, step)
         _accept_parts(report, settings, base, step)
     step(
-        "memory store: create_run and append_message at "
-        + " and ".join(f"{n:,}" for n in settings.memory_sizes)
-        + " rows"
+        N_("memory store: create_run and append_message at {small} and {big} rows"),
+        small=f"{min(settings.memory_sizes):,}",
+        big=f"{max(settings.memory_sizes):,}",
     )
     report.memory = measure_memory_store(
         settings.tree, settings.memory_sizes, settings.memory_budget
@@ -155,13 +167,13 @@ def _http_parts(
     report: BenchReport,
     settings: BenchSettings,
     base: dict[str, object],
-    say: Callable[[str], None],
+    say: Step,
 ) -> None:
     """(c0) and (c) closed loop, (c) open loop, and the Python cross-check of the tools."""
     top = max(settings.levels)
     env = {"DATABASE_URL": str(base["database_url"]), "DB_SCHEMA": settings.tree}
     servers = {"workers": settings.workers, "threads": settings.threads}
-    say("(c0) the HTTP floor: gunicorn serving an app that does nothing")
+    say(N_("(c0) the HTTP floor: gunicorn serving an app that does nothing"))
     # Both servers start together; the gateway waits, idle, while the floor is measured.
     gateway = GatewayServer(
         f"{settings.tree}.gateway.wsgi:app", env, **servers, graceful_stop=False
@@ -172,7 +184,7 @@ def _http_parts(
     except BaseException:
         gateway.stop()
         raise
-    say("(c) POST /chat through gunicorn, then at a fixed rate (open loop)")
+    say(N_("(c) POST /chat through gunicorn, then at a fixed rate (open loop)"))
     with gateway as server:
         report.http = http_part(settings, base, "c", server)
         if report.http[0].tool == "wrk" and not settings.quick:
@@ -197,10 +209,10 @@ def _accept_parts(
     report: BenchReport,
     settings: BenchSettings,
     base: dict[str, object],
-    say: Callable[[str], None],
+    say: Step,
 ) -> None:
     """(d): accept latency with slow runs in flight, in workers (split) and in the handler."""
-    say(f"(d) accept latency with {SLOW_RUNS} slow agent runs in flight")
+    say(N_("(d) accept latency with {count} slow agent runs in flight"), count=SLOW_RUNS)
     url = str(base["database_url"])
     loads: list[dict[str, object]] = [
         {"loop": "open", "rate": ACCEPT_RATE, "connections": ACCEPT_CONNECTIONS}
@@ -291,7 +303,9 @@ def _load(spec: dict[str, object]) -> list[Measurement]:
         timeout=600,
     )
     if done.returncode != 0:
-        raise RuntimeError(f"load generator failed:\n{done.stderr.strip()[-3000:]}")
+        raise RuntimeError(
+            _("load generator failed:\n{output}").format(output=done.stderr.strip()[-3000:])
+        )
     return [Measurement(**row) for row in json.loads(done.stdout)]
 
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
+from ..i18n import _
 from ..pgcluster import free_port
 from ..trees import REPO_ROOT
 from .httpclient import HttpConnection
@@ -91,7 +92,9 @@ class GatewayServer:
         while len(self.worker_pids()) < self.workers or not self._healthy():
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise ServerStartError(f"gunicorn {self.app} did not start:\n{self.tail()}")
+                raise ServerStartError(
+                    _("gunicorn {app} did not start:\n{log}").format(app=self.app, log=self.tail())
+                )
             time.sleep(0.1)
         return self
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from psycopg2.extensions import parse_dsn
 from sqlalchemy.engine import make_url
 
+from ..i18n import _
 from ..pgcluster import find_bindir
 from .stats import Measurement, summarize
 
@@ -98,7 +99,9 @@ def run_pgbench(
             timeout=seconds + 60,
         )
         if done.returncode != 0:
-            raise RuntimeError(f"pgbench failed:\n{done.stderr.strip()[-2000:]}")
+            raise RuntimeError(
+                _("pgbench failed:\n{output}").format(output=done.stderr.strip()[-2000:])
+            )
         latencies, failed = [], 0
         for log in Path(folder).glob("tx*"):
             for line in log.read_text().splitlines():
@@ -168,7 +171,8 @@ def run_wrk(
         done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
     found = [line for line in done.stdout.splitlines() if line.startswith("BENCH-JSON ")]
     if done.returncode != 0 or not found:
-        raise RuntimeError(f"wrk failed:\n{(done.stdout + done.stderr).strip()[-2000:]}")
+        output = (done.stdout + done.stderr).strip()[-2000:]
+        raise RuntimeError(_("wrk failed:\n{output}").format(output=output))
     figures = json.loads(found[-1].removeprefix("BENCH-JSON "))
     elapsed = figures["duration_us"] / 1e6
     return _tagged(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..driver import CHECK_TIMEOUT
 from ..extra_checks import EXTRA_CHECKS
+from ..i18n import _
 from ..report import LivePrinter, ReportLines, write_results
 from ..runner import CheckResult, draw_seed, load_report, unknown_check_keys
 from ..trees import TreeLoadError, find_tree
@@ -19,66 +20,74 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the check command."""
     parser = commands.add_parser(
         "check",
-        help="run the six self-checks",
-        description="Run the six self-checks against a tree (starter, solution, or a path) "
-        "on the in-memory store or on Postgres.",
+        help=_("run the six self-checks"),
+        description=_(
+            "Run the six self-checks against a tree (starter, solution, or a path) "
+            "on the in-memory store or on Postgres."
+        ),
     )
     parser.add_argument(
         "--tree",
         default="starter",
-        help="starter, solution, or the path of a copy of the starter tree",
+        help=_("starter, solution, or the path of a copy of the starter tree"),
     )
     parser.add_argument("--store", choices=["memory", "postgres"], default="memory")
     parser.add_argument(
         "--database-url",
         default=os.environ.get("DATABASE_URL"),
-        help="Postgres URL for --store postgres (default: $DATABASE_URL)",
+        help=_("Postgres URL for --store postgres (default: $DATABASE_URL)"),
     )
     parser.add_argument(
         "--json",
         type=Path,
         metavar="FILE",
-        help="also write the results as Exercism results.json v3",
+        help=_("also write the results as Exercism results.json v3"),
     )
     parser.add_argument(
         "--report",
         type=Path,
         metavar="FILE",
-        help="also write every result with its trace events as JSON Lines, "
-        "one line per check as it finishes (what the dashboard reads)",
+        help=_(
+            "also write every result with its trace events as JSON Lines, "
+            "one line per check as it finishes (what the dashboard reads)"
+        ),
     )
     parser.add_argument(
         "--trace",
         action="store_true",
-        help="print each check's calls: who called whom, what came back",
+        help=_("print each check's calls: who called whom, what came back"),
     )
     parser.add_argument(
         "--extra",
         action="store_true",
-        help="also run the extra checks (races, 409); never counted in the six",
+        help=_("also run the extra checks (races, 409); never counted in the six"),
     )
     parser.add_argument(
         "--only",
         action="append",
         metavar="KEY",
-        help="run only this check: 1 to 6, or with --extra one of "
-        + ", ".join(c.key for c in EXTRA_CHECKS)
-        + " (repeat for more)",
+        help=_(
+            "run only this check: 1 to 6, or with --extra one of {keys} (repeat for more)"
+        ).format(keys=", ".join(c.key for c in EXTRA_CHECKS)),
     )
     parser.add_argument(
         "--seed",
         type=int,
         default=None,
-        help="draw the checks' inputs from this seed (default: $LAB_SEED, else a fresh one; "
-        "the header line prints it)",
+        help=_(
+            "draw the checks' inputs from this seed (default: $LAB_SEED, else a fresh one; "
+            "the header line prints it)"
+        ),
     )
     parser.add_argument(
         "--check-timeout",
         type=float,
         default=CHECK_TIMEOUT,
         metavar="SECONDS",
-        help=f"fail a check that runs longer than this (default {CHECK_TIMEOUT:g}); "
-        "the checks after it still run",
+        help=_(
+            "fail a check that runs longer than this (default {default}); "
+            "the checks after it still run"
+        ).format(default=f"{CHECK_TIMEOUT:g}"),
     )
     parser.set_defaults(func=run)
 
@@ -87,10 +96,10 @@ def run(args: argparse.Namespace) -> int:
     """Run the checks and print them; exit 0 only when all six pass, 2 on a bad --only."""
     unknown = unknown_check_keys(set(args.only), args.extra) if args.only else ""
     if unknown:
-        print(f"error: --only: {unknown}", file=sys.stderr)
+        print(_("error: --only: {problem}").format(problem=unknown), file=sys.stderr)
         return 2
     if args.check_timeout <= 0:
-        print("error: --check-timeout must be a number of seconds above 0", file=sys.stderr)
+        print(_("error: --check-timeout must be a number of seconds above 0"), file=sys.stderr)
         return 2
     seed = draw_seed() if args.seed is None else args.seed
     printer = LivePrinter(trace=args.trace)

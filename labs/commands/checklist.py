@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import textwrap
 
+from ..columns import wrap
+from ..i18n import _
 from ..review import checklist as day
 from ..review import texts
 
@@ -18,25 +19,27 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the checklist command."""
     parser = commands.add_parser(
         "checklist",
-        help="the day's checklist, ticked where the lab can verify it",
-        description="Show the day's checklist. The lab verifies what it can itself: the six "
-        "checks on the in-memory store and on Postgres (with DATABASE_URL), both unique "
-        "constraints in Postgres's catalog, your migration, the typecheck, and your marks from "
-        "`python -m labs review`. It says what it could not verify, and why; tick those items "
-        "yourself with --tick.",
+        help=_("the day's checklist, ticked where the lab can verify it"),
+        description=_(
+            "Show the day's checklist. The lab verifies what it can itself: the six "
+            "checks on the in-memory store and on Postgres (with DATABASE_URL), both unique "
+            "constraints in Postgres's catalog, your migration, the typecheck, and your marks "
+            "from `python -m labs review`. It says what it could not verify, and why; tick those "
+            "items yourself with --tick."
+        ),
     )
     parser.add_argument("--tree", choices=["starter", "solution"], default="starter")
     parser.add_argument(
         "--database-url",
         default=os.environ.get("DATABASE_URL"),
-        help="Postgres URL for the checks and the catalog (default: $DATABASE_URL)",
+        help=_("Postgres URL for the checks and the catalog (default: $DATABASE_URL)"),
     )
-    parser.add_argument("--schema", help="the Postgres schema (default: the tree's name)")
+    parser.add_argument("--schema", help=_("the Postgres schema (default: the tree's name)"))
     parser.add_argument(
-        "--quick", action="store_true", help="skip the typecheck (it takes about 35 s cold)"
+        "--quick", action="store_true", help=_("skip the typecheck (it takes about 35 s cold)")
     )
-    parser.add_argument("--tick", metavar="ITEM", help="tick an item yourself, by its id")
-    parser.add_argument("--untick", metavar="ITEM", help="take your tick off an item")
+    parser.add_argument("--tick", metavar="ITEM", help=_("tick an item yourself, by its id"))
+    parser.add_argument("--untick", metavar="ITEM", help=_("take your tick off an item"))
     parser.set_defaults(func=run)
 
 
@@ -47,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 day.tick(item_id, ticked)
             except KeyError as error:
-                print(f"error: {error.args[0]}", file=sys.stderr)
+                print(_("error: {error}").format(error=error.args[0]), file=sys.stderr)
                 return 2
     labels = texts.load("checklist")["labels"]
     print(labels["working"], file=sys.stderr, flush=True)
@@ -58,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     print(labels["title"].format(tree=args.tree))
     for item in items:
         heading = f"{MARKS[item.status]} {item.id}: {' '.join(item.text.split())}"
-        print("\n" + textwrap.fill(heading, 78, subsequent_indent="    "))
+        # Wrapped by terminal columns: a Chinese character takes two.
+        print("\n" + "\n".join(wrap(heading, 78, "", "    ")))
         for verification in item.verifications:
             print(f"      {STATES[verification.state]}{verification.text}")
         if not item.verifications:

@@ -21,16 +21,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the constraints command."""
     parser = commands.add_parser(
         "constraints",
-        help="list the tables' unique constraints and indexes, from pg_catalog",
-        description="List the unique constraints and indexes of a tree's tables as Postgres's "
-        "own catalog reports them, and say whether both constraints the lab needs are there.",
+        help=_("list the tables' unique constraints and indexes, from pg_catalog"),
+        description=_(
+            "List the unique constraints and indexes of a tree's tables as Postgres's "
+            "own catalog reports them, and say whether both constraints the lab needs are there."
+        ),
     )
     parser.add_argument("--tree", choices=TREE_NAMES, default="starter")
-    parser.add_argument("--schema", help="the Postgres schema (default: the tree's name)")
+    parser.add_argument("--schema", help=_("the Postgres schema (default: the tree's name)"))
     parser.add_argument(
         "--database-url",
         default=os.environ.get("DATABASE_URL"),
-        help="Postgres URL (default: $DATABASE_URL)",
+        help=_("Postgres URL (default: $DATABASE_URL)"),
     )
     parser.set_defaults(func=run)
 

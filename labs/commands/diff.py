@@ -8,6 +8,7 @@ from typing import TextIO
 
 from ..checks import CHECKS
 from ..diff import Hunk, tree_diff
+from ..i18n import _
 from ..trees import tree_root
 
 COLOURS = {"-": "\033[31m", "+": "\033[32m", "heading": "\033[1m", "where": "\033[36m"}
@@ -18,28 +19,37 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the diff command."""
     parser = commands.add_parser(
         "diff",
-        help="starter against solution, under the check each change serves",
-        description="Show what a learner writes: each marked region of the starter against "
-        "its solution, grouped by the check it serves. Coloured on a terminal, plain when "
-        "piped.",
+        help=_("starter against solution, under the check each change serves"),
+        description=_(
+            "Show what a learner writes: each marked region of the starter against "
+            "its solution, grouped by the check it serves. Coloured on a terminal, plain when "
+            "piped."
+        ),
     )
     parser.add_argument(
-        "--stat", action="store_true", help="only the files and changed lines per check"
+        "--stat", action="store_true", help=_("only the files and changed lines per check")
     )
-    parser.add_argument("--starter", default="starter", help="starter tree (name or path)")
-    parser.add_argument("--solution", default="solution", help="solution tree (name or path)")
+    parser.add_argument("--starter", default="starter", help=_("starter tree (name or path)"))
+    parser.add_argument("--solution", default="solution", help=_("solution tree (name or path)"))
     parser.add_argument(
         "--color",
         choices=["auto", "always", "never"],
         default="auto",
-        help="colour the output (default: only on a terminal)",
+        help=_("colour the output (default: only on a terminal)"),
     )
     parser.set_defaults(func=run)
 
 
 def check_titles() -> dict[int, str]:
-    """The title of each of the six checks, by number."""
-    return {check.number: check.title for check in CHECKS}
+    """The title of each of the six checks, by number, in the language in use."""
+    return {check.number: _(check.title) for check in CHECKS}
+
+
+def check_heading(number: int, title: str) -> str:
+    """ "check 3: idempotency: ...", or "check 3" for a check without a title."""
+    if not title:
+        return _("check {number}").format(number=number)
+    return _("check {number}: {title}").format(number=number, title=title)
 
 
 def paint(text: str, colour: str, on: bool) -> str:
@@ -52,7 +62,7 @@ def render_hunks(diff: dict[int, list[Hunk]], colour: bool) -> list[str]:
     titles = check_titles()
     out: list[str] = []
     for check, hunks in diff.items():
-        out.append(paint(f"check {check}: {titles.get(check, '')}".rstrip(": "), "heading", colour))
+        out.append(paint(check_heading(check, titles.get(check, "")), "heading", colour))
         for hunk in hunks:
             where = f"  {hunk.path}  starter:{hunk.starter_line}  solution:{hunk.solution_line}"
             out.append(paint(where, "where", colour))
@@ -74,12 +84,20 @@ def render_stat(diff: dict[int, list[Hunk]]) -> list[str]:
             counts = files.setdefault(hunk.path, [0, 0])
             counts[0] += hunk.added
             counts[1] += hunk.removed
-        out.append(f"check {check}: {len(files)} file{'s' if len(files) != 1 else ''}")
+        # One sentence for one file, another for more (Chinese says both the same way).
+        if len(files) == 1:
+            out.append(_("check {number}: 1 file").format(number=check))
+        else:
+            out.append(_("check {number}: {count} files").format(number=check, count=len(files)))
         for path, (plus, minus) in files.items():
             out.append(f"  {path:<28} +{plus} -{minus}")
             added, removed = added + plus, removed + minus
     regions = sum(len(hunks) for hunks in diff.values())
-    out.append(f"{regions} regions, {len(diff)} checks: +{added} -{removed} lines")
+    out.append(
+        _("{regions} regions, {checks} checks: +{added} -{removed} lines").format(
+            regions=regions, checks=len(diff), added=added, removed=removed
+        )
+    )
     return out
 
 

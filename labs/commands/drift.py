@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..drift import behaviour_drift, tree_drift
+from ..i18n import _
 from ..trees import tree_root
 
 
@@ -12,16 +13,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the drift command."""
     parser = commands.add_parser(
         "drift",
-        help="guard: starter and solution differ only inside the marked regions",
-        description="Compare starter and solution outside the TODO/SOLUTION regions "
-        "(caches and generated files ignored), check that every region has its "
-        "counterpart, and that the starter fails exactly the checks its regions serve "
-        "while the solution passes all six. Exit 1 on any drift.",
+        help=_("guard: starter and solution differ only inside the marked regions"),
+        description=_(
+            "Compare starter and solution outside the TODO/SOLUTION regions "
+            "(caches and generated files ignored), check that every region has its "
+            "counterpart, and that the starter fails exactly the checks its regions serve "
+            "while the solution passes all six. Exit 1 on any drift."
+        ),
     )
-    parser.add_argument("--starter", default="starter", help="starter tree (name or path)")
-    parser.add_argument("--solution", default="solution", help="solution tree (name or path)")
+    parser.add_argument("--starter", default="starter", help=_("starter tree (name or path)"))
+    parser.add_argument("--solution", default="solution", help=_("solution tree (name or path)"))
     parser.add_argument(
-        "--no-checks", action="store_true", help="compare the files only; do not run the six checks"
+        "--no-checks",
+        action="store_true",
+        help=_("compare the files only; do not run the six checks"),
     )
     parser.set_defaults(func=run)
 
@@ -33,11 +38,15 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_checks and report.ok:
         drift.extend(behaviour_drift(args.starter, args.solution))
     for item in drift:
-        print(f"drift: {item}")
+        print(_("drift: {drift}").format(drift=item))
     for note in report.notes:
-        print(f"note:  {note}")
-    if drift:
-        print(f"{len(drift)} drift{'s' if len(drift) != 1 else ''} found")
+        print(_("note:  {note}").format(note=note))
+    # One sentence for one drift, another for more (Chinese says both the same way).
+    if len(drift) == 1:
+        print(_("1 drift found"))
         return 1
-    print("no drift: the trees differ only inside the marked regions")
+    if drift:
+        print(_("{count} drifts found").format(count=len(drift)))
+        return 1
+    print(_("no drift: the trees differ only inside the marked regions"))
     return 0

@@ -14,6 +14,7 @@ from .. import i18n
 from ..grading.batch import grade_all
 from ..grading.criteria import Grade
 from ..grading.summary import table_lines, write_csv, write_markdown
+from ..i18n import _
 from ..sandbox import machine_isolation, url_needs_network
 
 
@@ -21,32 +22,34 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the grade command."""
     parser = commands.add_parser(
         "grade",
-        help="grade many submissions (folders or zips) in parallel",
-        description="Grade submissions, each a folder or a zip holding a copy of the starter "
-        "tree (and its migrations/ beside it). Each is graded in its own temporary copy, its "
-        "code only in a sandbox (a user of its own when run as root, limits, no network, "
-        "killed whole at the timeout); a broken one (syntax error, endless loop, "
-        "missing file, bad zip) is reported and never stops the others. Prints a table and "
-        "writes grades.csv and grades.md. Postgres checks are graded when DATABASE_URL is set.",
+        help=_("grade many submissions (folders or zips) in parallel"),
+        description=_(
+            "Grade submissions, each a folder or a zip holding a copy of the starter "
+            "tree (and its migrations/ beside it). Each is graded in its own temporary copy, its "
+            "code only in a sandbox (a user of its own when run as root, limits, no network, "
+            "killed whole at the timeout); a broken one (syntax error, endless loop, "
+            "missing file, bad zip) is reported and never stops the others. Prints a table and "
+            "writes grades.csv and grades.md. Postgres checks are graded when DATABASE_URL is set."
+        ),
     )
     parser.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION")
     parser.add_argument(
         "--out",
         type=Path,
         default=Path("."),
-        help="folder for grades.csv and grades.md (default: here)",
+        help=_("folder for grades.csv and grades.md (default: here)"),
     )
     parser.add_argument(
         "--jobs",
         type=int,
         default=os.cpu_count() or 1,
-        help="submissions graded at once (default: the number of cores)",
+        help=_("submissions graded at once (default: the number of cores)"),
     )
     parser.add_argument(
         "--timeout",
         type=float,
         default=10.0,
-        help="seconds for each process running a learner's checks (default: 10)",
+        help=_("seconds for each process running a learner's checks (default: 10)"),
     )
     parser.set_defaults(func=run)
 

@@ -16,20 +16,25 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the hint command."""
     parser = commands.add_parser(
         "hint",
-        help="a hint for one check: the idea, then where, then what the code must do",
-        description="Show the next hint for check N: tier 1 the idea, tier 2 where to look, "
-        "tier 3 what the code must do (never the code itself). Each call shows the next tier; "
-        "the lab remembers, per tree, how far you got. Every tier names the file:line of the "
-        "check's TODO in your tree.",
+        help=_("a hint for one check: the idea, then where, then what the code must do"),
+        description=_(
+            "Show the next hint for check N: tier 1 the idea, tier 2 where to look, "
+            "tier 3 what the code must do (never the code itself). Each call shows the next "
+            "tier; the lab remembers, per tree, how far you got. Every tier names the file:line "
+            "of the check's TODO in your tree."
+        ),
     )
-    parser.add_argument("check", type=int, choices=CHECK_NUMBERS, help="the check's number")
+    parser.add_argument("check", type=int, choices=CHECK_NUMBERS, help=_("the check's number"))
     parser.add_argument(
         "--tree",
         default="starter",
-        help="starter, or the path of your copy of the starter tree (default: starter)",
+        help=_("starter, or the path of your copy of the starter tree (default: starter)"),
     )
     parser.add_argument(
-        "--level", type=int, choices=[1, 2, 3], help="show this tier now instead of the next one"
+        "--level",
+        type=int,
+        choices=[1, 2, 3],
+        help=_("show this tier now instead of the next one"),
     )
     parser.set_defaults(func=run)
 
@@ -41,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
 
     root = tree_root(args.tree)
     if not (root / "__init__.py").is_file():
-        print(f"error: {message('common', 'not_a_tree', root=root)}", file=sys.stderr)
+        not_a_tree = message("common", "not_a_tree", root=root)
+        print(_("error: {error}").format(error=not_a_tree), file=sys.stderr)
         return 2
     titles = {check.number: _(check.title) for check in CHECKS}
     tier = tier_to_show(root, args.check, args.level)

@@ -21,6 +21,7 @@ from ..grading.classroom import (
     WORKFLOW_PATH,
     classroom_workflow,
 )
+from ..i18n import _
 from ..regions import IGNORED_DIRS, IGNORED_SUFFIXES
 from ..trees import REPO_ROOT
 
@@ -60,23 +61,25 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the release command."""
     parser = commands.add_parser(
         "release",
-        help="write the learners' repository: starter, kit, docs, workflow; no solution",
-        description="Write the repository learners get into OUT (which must not exist "
-        "or be empty): the starter, the lab kit, the docs and the GitHub Classroom "
-        "workflow, without the solution, its migration, the diff view or the tests.",
+        help=_("write the learners' repository: starter, kit, docs, workflow; no solution"),
+        description=_(
+            "Write the repository learners get into OUT (which must not exist "
+            "or be empty): the starter, the lab kit, the docs and the GitHub Classroom "
+            "workflow, without the solution, its migration, the diff view or the tests."
+        ),
     )
-    parser.add_argument("out", metavar="OUT", help="the folder to write (new or empty)")
+    parser.add_argument("out", metavar="OUT", help=_("the folder to write (new or empty)"))
     parser.add_argument(
         "--kit-repository",
         default=PLACEHOLDER_REPOSITORY,
         metavar="OWNER/NAME",
-        help="the GitHub repository the workflow installs the grading kit from",
+        help=_("the GitHub repository the workflow installs the grading kit from"),
     )
     parser.add_argument(
         "--kit-ref",
         default=PLACEHOLDER_REF,
         metavar="SHA",
-        help="the full commit hash of that repository the workflow pins",
+        help=_("the full commit hash of that repository the workflow pins"),
     )
     parser.set_defaults(func=run)
 
@@ -121,7 +124,9 @@ def write_release(
     once checked, so a refused release leaves nothing behind.
     """
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ReleaseError(f"{out} exists and is not an empty folder: choose a new one")
+        raise ReleaseError(
+            _("{out} exists and is not an empty folder: choose a new one").format(out=out)
+        )
     workflow = classroom_workflow(repository, ref)  # a bad pin fails before anything is written
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{out.name}-", dir=out.parent) as scratch:
@@ -142,7 +147,9 @@ def write_release(
         written += ["README.md", WORKFLOW_PATH]
         leaks = leaked(build)
         if leaks:
-            raise ReleaseError(f"the release would show the solution: {', '.join(leaks)}")
+            raise ReleaseError(
+                _("the release would show the solution: {files}").format(files=", ".join(leaks))
+            )
         if out.exists():
             out.rmdir()
         build.rename(out)
@@ -164,13 +171,23 @@ def run(args: argparse.Namespace) -> int:
     try:
         written = write_release(out, args.kit_repository, args.kit_ref)
     except (ReleaseError, ValueError) as error:
-        print(f"release: {error}")
+        print(_("release: {error}").format(error=error))
         return 1
-    print(f"wrote {len(written)} files to {out}: the starter, the lab kit, the docs, the workflow")
+    print(
+        _("wrote {count} files to {out}: the starter, the lab kit, the docs, the workflow").format(
+            count=len(written), out=out
+        )
+    )
     if args.kit_repository == PLACEHOLDER_REPOSITORY or args.kit_ref == PLACEHOLDER_REF:
         print(
-            f"note: {WORKFLOW_PATH} installs the grading kit from {args.kit_repository} at "
-            f"{args.kit_ref[:12]}: pass --kit-repository and --kit-ref to pin your own"
+            _(
+                "note: {workflow} installs the grading kit from {repository} at {ref}: "
+                "pass --kit-repository and --kit-ref to pin your own"
+            ).format(workflow=WORKFLOW_PATH, repository=args.kit_repository, ref=args.kit_ref[:12])
         )
-    print(f"try it: cd {out} && pip install -e . && MOCK=1 SELFTEST=1 python -m starter")
+    print(
+        _("try it: {command}").format(
+            command=f"cd {out} && pip install -e . && MOCK=1 SELFTEST=1 python -m starter"
+        )
+    )
     return 0

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..checks import CHECKS
+from ..i18n import _
 from ..trees import tree_root
 
 
@@ -13,26 +14,30 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the reset command."""
     parser = commands.add_parser(
         "reset",
-        help="put one check's TODO regions back to the starter's text, keeping a backup",
-        description="Put the code between TODO(check N) and END(check N) back to the text the "
-        "starter shipped with, in every file of your tree. What was there is copied first into "
-        "a timestamped backup folder (printed). Only the regions change; the rest of each file "
-        "stays as you left it.",
+        help=_("put one check's TODO regions back to the starter's text, keeping a backup"),
+        description=_(
+            "Put the code between TODO(check N) and END(check N) back to the text the "
+            "starter shipped with, in every file of your tree. What was there is copied first "
+            "into a timestamped backup folder (printed). Only the regions change; the rest of "
+            "each file stays as you left it."
+        ),
     )
     parser.add_argument(
-        "check", type=int, choices=[c.number for c in CHECKS], help="the check's number"
+        "check", type=int, choices=[c.number for c in CHECKS], help=_("the check's number")
     )
     parser.add_argument(
         "--tree",
         default="starter",
-        help="starter, or the path of your copy of the starter tree (default: starter)",
+        help=_("starter, or the path of your copy of the starter tree (default: starter)"),
     )
     parser.add_argument(
         "--from",
         dest="revision",
         metavar="REV",
-        help="read the shipped starter from this git revision (default: the lab kit's own "
-        "starter, or git HEAD when the tree being reset is the kit's own)",
+        help=_(
+            "read the shipped starter from this git revision (default: the lab kit's own "
+            "starter, or git HEAD when the tree being reset is the kit's own)"
+        ),
     )
     parser.set_defaults(func=run)
 
@@ -45,12 +50,13 @@ def run(args: argparse.Namespace) -> int:
 
     root = tree_root(args.tree)
     if not (root / "__init__.py").is_file():
-        print(f"error: {message('common', 'not_a_tree', root=root)}", file=sys.stderr)
+        not_a_tree = message("common", "not_a_tree", root=root)
+        print(_("error: {error}").format(error=not_a_tree), file=sys.stderr)
         return 2
     try:
         outcome = reset_check(root, args.check, args.revision)
     except ResetError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(_("error: {error}").format(error=error), file=sys.stderr)
         return 2
     if not outcome.restored:
         print(message("reset", "nothing", number=args.check, source=outcome.source))

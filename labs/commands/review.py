@@ -6,6 +6,9 @@ import argparse
 import sys
 from typing import TextIO
 
+import wcwidth
+
+from ..i18n import _
 from ..review import questions
 from ..review.questions import Question
 from ..review.texts import paragraph
@@ -15,16 +18,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the review command."""
     parser = commands.add_parser(
         "review",
-        help="answer the day's review questions, then compare with the key points",
-        description="Ask the day's review questions one by one: type your own answer, then "
-        "read the analysis and the key points and mark how you did (got it / partly / not "
-        "yet). Answers and marks are kept on this machine, in the lab's state folder.",
+        help=_("answer the day's review questions, then compare with the key points"),
+        description=_(
+            "Ask the day's review questions one by one: type your own answer, then "
+            "read the analysis and the key points and mark how you did (got it / partly / not "
+            "yet). Answers and marks are kept on this machine, in the lab's state folder."
+        ),
     )
     parser.add_argument(
-        "questions", nargs="*", metavar="ID", help="only these questions (default: all)"
+        "questions", nargs="*", metavar="ID", help=_("only these questions (default: all)")
     )
     parser.add_argument(
-        "--list", action="store_true", help="list the questions and your marks, and ask nothing"
+        "--list",
+        action="store_true",
+        help=_("list the questions and your marks, and ask nothing"),
     )
     parser.set_defaults(func=run)
 
@@ -34,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         chosen = [questions.find(name) for name in args.questions] or questions.all_questions()
     except KeyError as error:
-        print(f"error: {error.args[0]}", file=sys.stderr)
+        print(_("error: {error}").format(error=error.args[0]), file=sys.stderr)
         return 2
     if args.list:
         print_list(chosen, sys.stdout)
@@ -71,7 +78,13 @@ def print_list(chosen: list[Question], out: TextIO) -> None:
         mark = saved.get(question.id, questions.Saved()).mark
         shown = labels[f"mark_{mark}"] if mark else labels["unanswered"]
         kind = labels["core"] if question.core else labels["related"]
-        print(f"{question.id:<11} {kind:<20} {shown:<15} {question.question}", file=out)
+        # Padded by terminal columns: a Chinese label takes two per character.
+        columns = [
+            wcwidth.ljust(question.id, 11),
+            wcwidth.ljust(kind, 20),
+            wcwidth.ljust(shown, 15),
+        ]
+        print(" ".join([*columns, question.question]), file=out)
 
 
 def read_line(source: TextIO) -> str | None:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+from ..i18n import _
 from ..review.texts import message
 from ..trees import REPO_ROOT, tree_root
 
@@ -17,16 +18,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the typecheck command."""
     parser = commands.add_parser(
         "typecheck",
-        help="mypy --strict on the trees",
-        description="Type-check trees with mypy --strict and --disallow-any-explicit, "
-        "using the settings in pyproject.toml.",
+        help=_("mypy --strict on the trees"),
+        description=_(
+            "Type-check trees with mypy --strict and --disallow-any-explicit, "
+            "using the settings in pyproject.toml."
+        ),
     )
     parser.add_argument(
         "trees",
         nargs="*",
         # The learners' release has no solution/: check the trees that are there.
         default=[name for name in ("starter", "solution") if (REPO_ROOT / name).is_dir()],
-        help="trees to check (default: starter solution, those present)",
+        help=_("trees to check (default: starter solution, those present)"),
     )
     parser.set_defaults(func=run)
 
@@ -46,12 +49,19 @@ def typecheck_command(paths: list[str]) -> list[str]:
     ]
 
 
+def named_together(names: list[str]) -> str:
+    """Names as a reader lists them: "starter", "starter and solution", "a, b and c"."""
+    if len(names) < 2:
+        return "".join(names)
+    return _("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
+
+
 def run(args: argparse.Namespace) -> int:
     """Run mypy and pass its exit code on, saying on stderr that it works while it does."""
     paths = [str(tree_root(spec)) for spec in args.trees]
     cold = not (REPO_ROOT / ".mypy_cache").is_dir()
     key = "working_cold" if cold else "working"
-    print(message("typecheck", key, trees=" and ".join(args.trees)), file=sys.stderr, flush=True)
+    print(message("typecheck", key, trees=named_together(args.trees)), file=sys.stderr, flush=True)
     started = time.monotonic()
     mypy = subprocess.Popen(typecheck_command(paths), cwd=REPO_ROOT)
     try:

@@ -6,6 +6,8 @@ import argparse
 import sys
 import threading
 
+from ..i18n import _
+from ..review.texts import message
 from ..trees import tree_root
 from ..watch import single_keys, watch_tree
 
@@ -14,26 +16,28 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the watch command."""
     parser = commands.add_parser(
         "watch",
-        help="rerun the self-checks whenever a file of the tree changes",
-        description="Run the six self-checks on the in-memory store, then again each time a "
-        "file of the tree changes, showing n/6, the first failing check and where to edit. "
-        "Uses the operating system's file events (watchfiles) where they work and falls back "
-        "to polling every 0.5 s where they do not (or with --poll). Keys: h shows the next hint "
-        "for the first failing check, r runs the checks again, q quits (so does Ctrl-C).",
+        help=_("rerun the self-checks whenever a file of the tree changes"),
+        description=_(
+            "Run the six self-checks on the in-memory store, then again each time a "
+            "file of the tree changes, showing n/6, the first failing check and where to edit. "
+            "Uses the operating system's file events (watchfiles) where they work and falls back "
+            "to polling every 0.5 s where they do not (or with --poll). Keys: h shows the next "
+            "hint for the first failing check, r runs the checks again, q quits (so does Ctrl-C)."
+        ),
     )
     parser.add_argument(
         "--tree",
         default="starter",
-        help="starter, solution, or the path of a copy of the starter tree",
+        help=_("starter, solution, or the path of a copy of the starter tree"),
     )
     parser.add_argument(
-        "--poll", action="store_true", help="poll for changes instead of using file events"
+        "--poll", action="store_true", help=_("poll for changes instead of using file events")
     )
     parser.add_argument(
         "--timeout",
         type=float,
         default=10.0,
-        help="seconds before a hanging check counts as failed (default: 10)",
+        help=_("seconds before a hanging check counts as failed (default: 10)"),
     )
     parser.set_defaults(func=run)
 
@@ -42,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
     """Watch until Ctrl-C; exit 0 then."""
     root = tree_root(args.tree)
     if not (root / "__init__.py").is_file():
-        print(f"error: {root} is not a lab tree (no __init__.py)", file=sys.stderr)
+        not_a_tree = message("common", "not_a_tree", root=root)
+        print(_("error: {error}").format(error=not_a_tree), file=sys.stderr)
         return 2
     stop = threading.Event()
     with single_keys(sys.stdin):
@@ -59,5 +64,5 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             stop.set()
             print()
-    print("stopped watching", flush=True)
+    print(_("stopped watching"), flush=True)
     return 0

@@ -15,7 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import wcwidth
+from ..columns import wrap
 
 HERE = Path(__file__).resolve().parent
 ENGLISH = "en"
@@ -90,15 +90,4 @@ def unwrapped(text: str) -> list[str]:
 
 def paragraph(text: str, width: int = 78, indent: str = "") -> str:
     """Rewrap a text's paragraphs to width terminal columns (a Chinese character takes two)."""
-    return "\n\n".join(
-        "\n".join(
-            wcwidth.wrap(
-                block,
-                width,
-                initial_indent=indent,
-                subsequent_indent=indent,
-                break_on_hyphens=False,
-            )
-        )
-        for block in unwrapped(text)
-    )
+    return "\n\n".join("\n".join(wrap(block, width, indent)) for block in unwrapped(text))

@@ -1,0 +1,313 @@
+"""Every `python -m labs` command speaks Chinese when asked, its help and argparse's words too.
+
+The rule tested: in Chinese, no run of three or more English words is left outside code
+(flags, metavars, `code`, file names, $VARIABLES); in English, the help reads as before and
+fits 80 columns, and in Chinese it fits the formatter's width counted in terminal columns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import wcwidth
+
+from labs import i18n
+from labs.checks import CHECKS
+from labs.cli import COMMAND_MODULES, build_parser, main
+from labs.commands import diff, drift, release, review, typecheck
+from labs.diff import tree_diff
+from labs.grading.classroom import PLACEHOLDER_REPOSITORY
+from labs.grading.criteria import Outcome
+from labs.review import questions
+from labs.selftest import selftest
+from labs.trees import REPO_ROOT, tree_root
+from labs.watch import summary_lines
+
+PROG = "python -m labs"
+# What counts as code, not prose: replaced by a break before English words are looked for.
+CODE = re.compile(
+    r"""
+      python\ -m\ \w+                  # the program: python -m labs, python -m starter
+    | `[^`]*`                          # `python -m labs review`
+    | \{[^{}]*\}                       # choices {memory,postgres}, placeholders
+    | \$\w+                            # $DATABASE_URL
+    | (?<![\w-])--?[A-Za-z][\w-]*      # --store, -h
+    | \b[A-Z][A-Z0-9_]*[A-Z0-9]\b      # metavars and names: FILE, DATABASE_URL, TODO, SQL
+    | [\w-]*\w[./_:=@][\w./:=@-]*      # files and identifiers: results.json, pg_catalog, n/6
+    | \b\w+(?:-\w+)+\b                 # hyphenated keys: concurrent-claims, mini-koda
+    """,
+    re.VERBOSE,
+)
+# Three or more English words one space apart: a sentence (or part of one) left in English.
+ENGLISH_RUN = re.compile(r"\b[A-Za-z][A-Za-z0-9']*(?: [A-Za-z][A-Za-z0-9']*){2,}\b")
+
+
+def english_runs(text: str) -> list[str]:
+    """The runs of 3+ English words in text, outside code; columns (2+ spaces) break a run."""
+    found = []
+    for line in text.splitlines():
+        prose = re.sub(r"\s{2,}", " | ", CODE.sub(" | ", line))
+        found += ENGLISH_RUN.findall(prose)
+    return found
+
+
+@pytest.fixture
+def speak(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Let a test choose the lab's language; English again afterwards, LAB_LANG restored."""
+    monkeypatch.setenv("LAB_LANG", i18n.ENGLISH)
+    yield
+    i18n.use(i18n.ENGLISH)
+
+
+def command_parsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each registered command's own parser, by command name."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    raise AssertionError("the parser has no commands")
+
+
+def helps(language: str, columns: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The top-level help and every command's help, in a language, for a terminal so wide."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    i18n.use(language)
+    parser = build_parser()
+    shown = {"": parser.format_help()}
+    shown.update({name: sub.format_help() for name, sub in command_parsers(parser).items()})
+    return shown
+
+
+# One case per command that is registered: the list is the lab's own, not repeated here.
+COMMANDS = ["", *(m.rsplit(".", 1)[1] for m in COMMAND_MODULES if importlib.util.find_spec(m))]
+
+
+def test_every_module_listed_registers_its_command(
+    speak: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The commands the tests walk are exactly those the parser has."""
+    assert sorted(helps(i18n.ENGLISH, 80, monkeypatch)) == sorted(COMMANDS)
+
+
+def test_the_detector_finds_english_in_the_english_help(
+    speak: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rule can fail: every English help has runs of English words for it to find."""
+    for command, text in helps(i18n.ENGLISH, 1000, monkeypatch).items():
+        assert english_runs(text), command
+    assert english_runs("用法：选项  show this help message and exit")
+    assert not english_runs("--store postgres 使用的 Postgres URL（默认：$DATABASE_URL）")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_help_in_chinese_has_no_english_sentence(
+    command: str, speak: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Description, each argument's help, usage and headings: Chinese outside code."""
+    text = helps(i18n.CHINESE, 1000, monkeypatch)[command]
+    assert not english_runs(text), text
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_argparse_own_words_are_chinese(
+    command: str, speak: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """用法, 选项 and the -h line come from the lab's catalog, not argparse's English."""
+    text = helps(i18n.CHINESE, 80, monkeypatch)[command]
+    assert text.startswith(f"用法：{PROG}")
+    assert "\n选项" in text and "显示这段帮助并退出" in text
+    for english in ("usage:", "options:", "positional arguments", "show this help"):
+        assert english not in text
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_help_in_english_reads_as_argparse_writes_it(
+    command: str, speak: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """English keeps argparse's words and fits 80 columns, lines as argparse would wrap them."""
+    text = helps(i18n.ENGLISH, 80, monkeypatch)[command]
+    assert text.startswith(f"usage: {PROG}")
+    assert "\noptions:\n" in text and "show this help message and exit" in text
+    assert max(len(line) for line in text.splitlines()) <= 78
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_the_help_in_chinese_fits_the_width_in_terminal_columns(
+    columns: int, speak: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Chinese character takes two columns: no line is wider than argparse's width."""
+    for command, text in helps(i18n.CHINESE, columns, monkeypatch).items():
+        widest = max(text.splitlines(), key=wcwidth.width)
+        assert wcwidth.width(widest) <= columns - 2, (command, widest)
+
+
+def test_a_long_chinese_usage_lines_up_under_the_program(
+    speak: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """用法： takes 6 columns: the usage's next lines start under the first option."""
+    lines = helps(i18n.CHINESE, 80, monkeypatch)["check"].splitlines()
+    first = wcwidth.width(f"用法：{PROG} check ")
+    assert lines[0].endswith("[-h] [--tree TREE] [--store {memory,postgres}]")
+    assert lines[1].startswith(" " * first + "[") and lines[1][first - 1] == " "
+
+
+def test_a_wrong_choice_is_refused_in_chinese(
+    speak: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """argparse's error line (prog, 错误, the argument, the choices) is Chinese."""
+    with pytest.raises(SystemExit) as exited:
+        main(["--lang", "zh_CN", "check", "--store", "sqlite"])
+    said = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert f"{PROG} check：错误：参数 --store：无效的选择：'sqlite'" in said
+    assert said.startswith("用法：") and not english_runs(said)
+
+
+def test_a_missing_argument_is_refused_in_chinese(
+    speak: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A command without its required argument says which one, in Chinese."""
+    with pytest.raises(SystemExit):
+        main(["--lang", "zh_CN", "hint"])
+    said = capsys.readouterr().err
+    assert "缺少必需的参数：check" in said and not english_runs(said)
+
+
+def test_the_same_errors_stay_english_in_english(
+    speak: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In English argparse's own lines are exactly as before."""
+    with pytest.raises(SystemExit):
+        main(["--lang", "en", "check", "--store", "sqlite"])
+    said = capsys.readouterr().err
+    assert "python -m labs check: error: argument --store: invalid choice: 'sqlite'" in said
+    assert said.startswith("usage: ")
+
+
+def run_labs(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python -m labs ARGS` as a learner runs it, with only the given locale variables."""
+    kept = {k: v for k, v in os.environ.items() if k not in i18n.LOCALE_VARIABLES}
+    return subprocess.run(
+        [sys.executable, "-m", "labs", *args],
+        cwd=REPO_ROOT,
+        env={**kept, "COLUMNS": "80", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("locale", [{"LANG": "zh_CN.UTF-8"}, {"LAB_LANG": "zh_CN"}])
+def test_the_locale_alone_makes_the_help_chinese(locale: dict[str, str]) -> None:
+    """LANG=zh_CN.UTF-8 (or LAB_LANG) is enough: no --lang needed."""
+    done = run_labs("check", "--help", **locale)
+    assert done.returncode == 0 and done.stdout.startswith("用法：python -m labs check")
+    assert not english_runs(done.stdout)
+
+
+def test_an_invalid_command_is_refused_in_chinese_from_the_shell() -> None:
+    """The top-level parser's error, as a shell shows it, in Chinese."""
+    done = run_labs("chek", LAB_LANG="zh_CN")
+    assert done.returncode == 2
+    assert "python -m labs：错误：参数 COMMAND：无效的选择：'chek'" in done.stderr
+
+
+# The commands' own lines, beyond --help: each in Chinese, with no English sentence left.
+
+
+def test_check_refuses_a_bad_timeout_in_chinese(
+    speak: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check --check-timeout 0 explains itself in Chinese."""
+    assert main(["--lang", "zh_CN", "check", "--check-timeout", "0"]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("错误：--check-timeout") and not english_runs(said)
+
+
+def test_diff_stat_and_headings_in_chinese(speak: None) -> None:
+    """diff's headings and --stat totals are Chinese; the titles are the checks' Chinese ones."""
+    i18n.use(i18n.CHINESE)
+    found = tree_diff(tree_root("starter"), tree_root("solution"))
+    stat = "\n".join(diff.render_stat(found))
+    headings = [line for line in diff.render_hunks(found, False) if line.startswith("检查")]
+    assert not english_runs(stat) and stat.splitlines()[-1].endswith("行")
+    assert headings and not english_runs("\n".join(headings))
+    assert {i18n._(check.title) for check in CHECKS} >= {h.partition("：")[2] for h in headings}
+
+
+def test_drift_says_there_is_none_in_chinese(
+    speak: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """drift --no-checks on the real trees: one Chinese line."""
+    i18n.use(i18n.CHINESE)
+    args = argparse.Namespace(starter="starter", solution="solution", no_checks=True)
+    assert drift.run(args) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("没有偏差") and not english_runs(said)
+
+
+def test_release_refuses_a_folder_in_use_in_chinese(
+    speak: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """release into a folder with files in it: the refusal is Chinese."""
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    i18n.use(i18n.CHINESE)
+    args = argparse.Namespace(out=str(tmp_path), kit_repository=PLACEHOLDER_REPOSITORY, kit_ref="x")
+    assert release.run(args) == 1
+    said = capsys.readouterr().out
+    assert "已存在且不是空文件夹" in said and not english_runs(said)
+
+
+def test_watch_summary_in_chinese(speak: None) -> None:
+    """watch's score line and its next step, failing and all passing, in Chinese."""
+    i18n.use(i18n.CHINESE)
+    failing = {n: Outcome("pass" if n != 3 else "fail", "") for n in range(1, 7)}
+    passing = {n: Outcome("pass", "") for n in range(1, 7)}
+    for outcomes in (failing, passing):
+        lines = summary_lines("starter", outcomes)
+        assert "项检查" in lines[0] and not english_runs("\n".join(lines))
+    assert "检查 3" in summary_lines("starter", failing)[1]
+
+
+def test_typecheck_names_two_trees_in_chinese(speak: None) -> None:
+    """The trees typecheck names are joined as Chinese joins them."""
+    i18n.use(i18n.CHINESE)
+    assert typecheck.named_together(["starter", "solution"]) == "starter 和 solution"
+    i18n.use(i18n.ENGLISH)
+    assert typecheck.named_together(["starter", "solution"]) == "starter and solution"
+    assert typecheck.named_together(["a", "b", "c"]) == "a, b and c"
+
+
+def test_selftest_without_a_store_says_so_in_chinese(
+    speak: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SELFTEST=1 with neither MOCK nor DATABASE_URL: the error is Chinese."""
+    monkeypatch.delenv("MOCK", raising=False)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    i18n.use(i18n.CHINESE)
+    assert selftest(tree_root("starter")) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("错误：") and not english_runs(said)
+
+
+def test_the_review_list_lines_up_in_terminal_columns(
+    speak: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review --list in Chinese: every question starts at the same column."""
+    monkeypatch.setenv("LAB_STATE_DIR", str(tmp_path))
+    i18n.use(i18n.CHINESE)
+    review.print_list(questions.all_questions(), sys.stdout)
+    lines = capsys.readouterr().out.splitlines()
+    starts = {
+        wcwidth.width(line[: line.index(q.question)])
+        for line, q in zip(lines, questions.all_questions(), strict=True)
+    }
+    assert starts == {11 + 1 + 20 + 1 + 15 + 1}
