@@ -98,13 +98,17 @@ def unknown_check_keys(only: set[str], extra: bool) -> str:
     needs_extra = sorted(only & extras) if not extra else []
     if not unknown and not needs_extra:
         return ""
-    known = (
-        f"the checks are {', '.join(sorted(six))}, and the extra checks "
-        f"{', '.join(c.key for c in EXTRA_CHECKS)} (with --extra)"
-    )
     if unknown:
-        return f"no check {', '.join(repr(k) for k in unknown)}: {known}"
-    return f"{', '.join(needs_extra)} is an extra check: add --extra to run it"
+        return _(
+            "no check {unknown}: the checks are {six}, and the extra checks {extras} (with --extra)"
+        ).format(
+            unknown=", ".join(repr(k) for k in unknown),
+            six=", ".join(sorted(six)),
+            extras=", ".join(c.key for c in EXTRA_CHECKS),
+        )
+    return _("{names} is an extra check: add --extra to run it").format(
+        names=", ".join(needs_extra)
+    )
 
 
 def draw_seed() -> int:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..i18n import _
 from ..trees import REPO_ROOT
 from . import questions, state, texts
 
@@ -260,7 +261,11 @@ def tick(item_id: str, ticked: bool = True) -> None:
     """Remember that the learner ticked (or unticked) an item; KeyError for an unknown id."""
     ids = [entry["id"] for entry in items_data()]
     if item_id not in ids:
-        raise KeyError(f"no checklist item {item_id!r}: choose one of {', '.join(ids)}")
+        raise KeyError(
+            _("no checklist item {item}: choose one of {choices}").format(
+                item=repr(item_id), choices=", ".join(ids)
+            )
+        )
     with state.editing() as data:
         state.section(data, "checklist")[item_id] = ticked
 
