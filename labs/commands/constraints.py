@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+import wcwidth
+
 from ..catalog import (
     CatalogError,
     constraints_report,
@@ -76,9 +78,14 @@ def run(args: argparse.Namespace) -> int:
             ).format(schema=schema, tree=args.tree)
         )
         return 1
+    # The kinds are the words web/views/database.py marks for translation; padded by display
+    # width, so the columns line up in Chinese too.
+    kinds = {entry.kind: _(entry.kind) for entry in entries}
+    kind_width = max(19, *(wcwidth.width(kind) + 1 for kind in kinds.values()))
     width = max(len(e.name) for e in entries)
     for entry in entries:
-        print(f"  {entry.table:<9} {entry.kind:<18} {entry.name:<{width}}  {entry.definition}")
+        kind = wcwidth.ljust(kinds[entry.kind], kind_width)
+        print(f"  {entry.table:<9} {kind}{entry.name:<{width}}  {entry.definition}")
     print(_("required by the lab:"))
     requirements = required_constraints(entries)
     for need in requirements:

@@ -6,8 +6,10 @@ import re
 from pathlib import Path
 
 import psycopg2
+import wcwidth
 
 from tests.postgres.conftest import migrate, run_lab, unfixed_starter_migration
+from tests.support.english import english_runs
 
 
 def pending_count(url: str, schema: str) -> int:
@@ -84,6 +86,30 @@ def test_the_constraints_command_shows_both_keys_for_the_solution(solution_datab
         r"\(run_id, seq\)",
         done.stdout,
     )
+
+
+def test_the_constraints_command_speaks_chinese_in_lined_up_columns(
+    solution_database: str,
+) -> None:
+    """--lang zh_CN: the kinds and sentences are Chinese; each name starts in the same column."""
+    done = run_lab(
+        "labs",
+        "--lang",
+        "zh_CN",
+        "constraints",
+        "--tree",
+        "solution",
+        database_url=solution_database,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "唯一约束" in done.stdout and not english_runs(done.stdout), done.stdout
+    starts = {
+        wcwidth.width(line[: line.index(name)])
+        for line in done.stdout.splitlines()
+        if re.match(r"  (sessions|runs|messages) ", line)
+        for name in re.findall(r"\b\w+_(?:pkey|key|idx)\b", line)[:1]
+    }
+    assert len(starts) == 1, done.stdout
 
 
 def test_the_constraints_command_names_what_the_starter_lacks(
