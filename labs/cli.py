@@ -89,6 +89,26 @@ class DisplayWidthHelpFormatter(argparse.HelpFormatter):
     columns, so Chinese help would come out twice as wide as the terminal.
     """
 
+    def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(prog, *args, **kwargs)
+        self._headings: list[str] = []
+
+    def start_section(self, heading: str | None) -> None:
+        """Open a section of the help, remembering its heading for format_help."""
+        if heading:
+            self._headings.append(heading)
+        super().start_section(heading)
+
+    def format_help(self) -> str:
+        """The help, each section heading ending in the language's colon ("选项：")."""
+        lines = super().format_help().split("\n")
+        return "\n".join(
+            _("{heading}:").format(heading=line[:-1])
+            if line.endswith(":") and line[:-1] in self._headings
+            else line
+            for line in lines
+        )
+
     def _split_lines(self, text: str, width: int) -> list[str]:
         """One argument's help, as lines of at most width columns."""
         text = self._whitespace_matcher.sub(" ", text).strip()

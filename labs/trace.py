@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
+from .i18n import _
+
 LANES = ("client", "gateway", "store", "worker")
 
 # What an arrow means: a call, an ordinary answer, a replayed answer, a refusal, a failure.
@@ -146,12 +148,14 @@ class TracingStore:
 
 
 def _describe_result(result: object) -> str:
+    """The store's answer as the trace shows it: for a run, whether a row was inserted."""
     if result is None:
         return "ok"
     run = getattr(result, "run", None)
     if run is not None:
-        created = getattr(result, "created", None)
-        return f"run {run.id} ({'inserted' if created else 'existing row, nothing inserted'})"
+        if getattr(result, "created", None):
+            return _("run {run} (inserted)").format(run=run.id)
+        return _("run {run} (existing row, nothing inserted)").format(run=run.id)
     return short(result)
 
 

@@ -13,10 +13,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from labs.i18n import N_
 from labs.trees import load_tree
 
 from .demo import DemoExecutor
-from .i18n import _
+from .i18n import Sentence, Verbatim
+from .intake import SessionRefusedError
 from .journal import Journal
 from .moves import LESSON_ALLOWED, LessonMoves
 from .outcome import Outcome
@@ -49,7 +51,7 @@ class Bench(LessonMoves):
     ) -> None:
         self.name = name
         self.tree = load_tree(spec)
-        self.notice = ""
+        self.notice = Sentence()  # why the bench is not on the store it was asked for
         self.store_kind, self.store = self._open_store(database_url)
         errors = self.tree.module("shared.errors")
         # The tree's own "the database did not answer": the views show it as a notice.
@@ -76,34 +78,45 @@ class Bench(LessonMoves):
             store = infra.make_store({"DATABASE_URL": database_url, "DB_SCHEMA": self.tree.package})
             store.ping()
         except Exception as error:  # no driver module yet, database down, schema missing
-            self.notice = (
-                f"Postgres could not be used ({type(error).__name__}: {error}); "
-                "this bench runs on the memory store instead."
+            self.notice = Sentence(
+                N_(
+                    "Postgres could not be used (%(error)s); "
+                    "this bench runs on the memory store instead."
+                ),
+                error=Verbatim(f"{type(error).__name__}: {error}"),
             )
             return "memory", infra.MemoryStore()
         return "postgres", store
 
-    def down(self, error: Exception) -> str:
-        """The notice a view shows when the store stops serving mid-session, worded by cause."""
-        said = str(error)
-        command = ALEMBIC_COMMAND.search(said)
+    def down(self, error: Exception) -> Sentence:
+        """The notice a view shows when the store stops serving mid-session, worded by cause.
+
+        What the store (or the gateway) said is shown as it said it, in the page's sentence.
+        """
+        reason = str(error)
+        said = error.sentence if isinstance(error, SessionRefusedError) else Verbatim(reason)
+        command = ALEMBIC_COMMAND.search(reason)
         if command:  # the database answers, but this tree's tables are not there
-            return _(
-                "the %(store)s store cannot work without its tables (%(said)s); "
-                "run `%(command)s`, then reload",
+            return Sentence(
+                N_(
+                    "the %(store)s store cannot work without its tables (%(said)s); "
+                    "run `%(command)s`, then reload"
+                ),
                 store=self.store_kind,
                 said=said,
                 command=command.group(1),
             )
-        if "cannot reach the database" in said or "database unreachable" in said:
-            return _(
-                "the %(store)s store did not answer (%(said)s); "
-                "start the database again and reload",
+        if "cannot reach the database" in reason or "database unreachable" in reason:
+            return Sentence(
+                N_(
+                    "the %(store)s store did not answer (%(said)s); "
+                    "start the database again and reload"
+                ),
                 store=self.store_kind,
                 said=said,
             )
-        return _(
-            "the %(store)s store did not answer (%(said)s); reload to try again",
+        return Sentence(
+            N_("the %(store)s store did not answer (%(said)s); reload to try again"),
             store=self.store_kind,
             said=said,
         )

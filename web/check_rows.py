@@ -15,10 +15,13 @@ from typing import Any
 
 from labs.checks import CHECKS
 from labs.extra_checks import EXTRA_CHECKS
+from labs.i18n import N_
 
+from .i18n import Sentence, Verbatim
 from .sequence import Diagram, draw_sequence
 
-# Every check the child will run, in its order: the six, then the extras.
+# Every check the child will run, in its order: the six, then the extras. Their titles are
+# the English msgids (the page translates them); a finished check's title is the child's.
 PLANNED: list[tuple[str, int | None, str]] = [
     (str(c.number), c.number, c.title) for c in CHECKS
 ] + [(c.key, None, c.title) for c in EXTRA_CHECKS]
@@ -35,7 +38,8 @@ class CheckRow:
     title: str
     status: str  # pass, fail, not run; while the run goes on: running, waiting
     duration_ms: float | None = None
-    message: str = ""
+    # The child's words (in the language the checks ran in), or why the check has no verdict.
+    message: str | Sentence = ""
     hint: str = ""
     events: list[dict[str, str]] = field(default_factory=list)
 
@@ -91,17 +95,19 @@ def build_rows(lines: list[dict[str, Any]], *, running: bool) -> list[CheckRow]:
     return rows
 
 
-def final_rows(lines: list[dict[str, Any]], stopped: str) -> tuple[list[CheckRow], str]:
+def final_rows(
+    lines: list[dict[str, Any]], stopped: Sentence
+) -> tuple[list[CheckRow], str | Sentence]:
     """The rows of an ended run, and why it could not finish ('' if it did).
 
     Checks the child never finished become failed rows; stopped says why it was stopped.
     """
     results = {e["key"]: e for e in lines if e.get("type") == "result"}
     summary = next((e for e in lines if e.get("type") == "report"), None)
-    error = (
+    error: str | Sentence = (
         stopped
         or (summary or {}).get("error", "")
-        or ("" if summary else "the check process wrote no report")
+        or ("" if summary else Sentence(N_("the check process wrote no report")))
     )
     rows: list[CheckRow] = []
     blamed = False
@@ -115,17 +121,23 @@ def final_rows(lines: list[dict[str, Any]], stopped: str) -> tuple[list[CheckRow
             blamed = True
         else:
             status = "fail" if error and number is not None else "not run"
-            rows.append(
-                CheckRow(key, number, title, status, message="not run: " + error if error else "")
-            )
+            message = Sentence(N_("not run: %(reason)s"), reason=error) if error else ""
+            rows.append(CheckRow(key, number, title, status, message=message))
     return rows, error
 
 
-def expected_and_got(entry: dict[str, Any]) -> str:
-    """The failure's expected and got lines, labelled in the language the checks ran in."""
+def expected_and_got(entry: dict[str, Any]) -> str | Sentence:
+    """The failure's expected and got lines, labelled in the language the checks ran in.
+
+    A report line without them labelled (an older child) gets the page's labels.
+    """
     message = entry.get("message")
     if not isinstance(message, str) or not message:
-        return f"expected: {entry.get('expected', '')}\ngot:      {entry.get('got', '')}"
+        return Sentence(
+            N_("expected: %(expected)s\ngot:      %(got)s"),
+            expected=Verbatim(str(entry.get("expected", ""))),
+            got=Verbatim(str(entry.get("got", ""))),
+        )
     lines = message.split("\n")
     return "\n".join(lines[:-1] if entry.get("hint") else lines)  # the hint is shown apart
 

@@ -20,10 +20,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from labs.i18n import N_
 from labs.trees import REPO_ROOT
 
 from .check_rows import FINISHED, CheckRow, ReportTail, build_rows, final_rows
 from .child import Child
+from .i18n import Sentence, Verbatim
 
 # Seconds between two looks at the report file while the child runs.
 POLL = 0.1
@@ -39,7 +41,9 @@ class CheckRun:
     tree: str
     store: str
     rows: list[CheckRow]
-    error: str = ""  # why the checks could not run (import error, timeout, crash)
+    # Why the checks could not run (import error, timeout, crash): the child's words, or the
+    # dashboard's, worded by the page that shows them.
+    error: str | Sentence = ""
     started_at: str = ""
     finished_at: str = ""
     seconds: float = 0.0
@@ -133,7 +137,10 @@ def start_checks(
         except Exception as error:  # a bug here must still end the run, as a visible error
             if run._child is not None:
                 run._child.kill()
-            said = f"the dashboard lost track of the check process: {type(error).__name__}: {error}"
+            said = Sentence(
+                N_("the dashboard lost track of the check process: %(error)s"),
+                error=Verbatim(f"{type(error).__name__}: {error}"),
+            )
             run.rows, run.error = final_rows([], said)
             run.finished_at = datetime.now().strftime("%H:%M:%S")
             raise
@@ -153,7 +160,7 @@ def _watch(run: CheckRun, spec: str, env: dict[str, str], timeout: float, limit:
     """The run's thread: start the child, show each result as it lands, end the run."""
     started = time.perf_counter()
     lines: list[dict[str, Any]] = []
-    stopped = ""
+    stopped = Sentence()  # why the dashboard stopped the child, or nothing
     with tempfile.TemporaryDirectory(prefix="lab-checks-") as folder:
         report = ReportTail(Path(folder) / "report.jsonl")
         try:
@@ -164,7 +171,9 @@ def _watch(run: CheckRun, spec: str, env: dict[str, str], timeout: float, limit:
                 output_limit=limit,
             )
         except OSError as error:
-            stopped = f"the check process could not start: {error}"
+            stopped = Sentence(
+                N_("the check process could not start: %(error)s"), error=Verbatim(str(error))
+            )
         else:
             run._child = child
             code = None
@@ -176,18 +185,25 @@ def _watch(run: CheckRun, spec: str, env: dict[str, str], timeout: float, limit:
                     run.rows = build_rows(lines, running=True)
                 if code is None and time.perf_counter() - started > timeout:
                     child.kill()
-                    stopped = (
-                        f"timed out after {timeout:g} s and was stopped: "
-                        "an infinite loop, or a wait that never ends?"
+                    stopped = Sentence(
+                        N_(
+                            "timed out after %(seconds)s s and was stopped: "
+                            "an infinite loop, or a wait that never ends?"
+                        ),
+                        seconds=f"{timeout:g}",
                     )
                     break
             child.finish()
             lines += report.read()
             if run._stopping and not stopped:
-                stopped = "stopped: the dashboard was shutting down"
+                stopped = Sentence(N_("stopped: the dashboard was shutting down"))
             elif code not in (0, 1, None):
-                said = child.stderr.text().strip() or "(no output)"
-                stopped = f"the check process stopped with exit code {code}: {said}"
+                output = child.stderr.text().strip()
+                stopped = Sentence(
+                    N_("the check process stopped with exit code %(code)s: %(said)s"),
+                    code=code,
+                    said=Verbatim(output) if output else Sentence(N_("(no output)")),
+                )
     run.rows, run.error = final_rows(lines, stopped)
     run.seconds = time.perf_counter() - started
     run.finished_at = datetime.now().strftime("%H:%M:%S")

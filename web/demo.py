@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from labs.i18n import N_
 
+from .i18n import Sentence, Verbatim
 from .journal import Entry, Journal
 
 
@@ -46,13 +47,15 @@ class DemoBench(Protocol):
         ...
 
 
+# The scripted reply, streamed one piece a message. The view that switches the executor on
+# passes it in the page's language: these are the dashboard's words, written into the store.
 REPLY = (
-    "Sure, ",
-    "looking at Friday's flights… ",
-    "three options found; ",
-    "the 09:40 is cheapest.",
-    " Anything else?",
-    " (end of the scripted reply)",
+    N_("Sure, "),
+    N_("looking at Friday's flights… "),
+    N_("three options found; "),
+    N_("the 09:40 is cheapest."),
+    N_(" Anything else?"),
+    N_(" (end of the scripted reply)"),
 )
 
 
@@ -63,10 +66,12 @@ class DemoExecutor:
         self.bench = bench
         self.pace = pace
         self.chunks = max(1, min(chunks, len(REPLY)))
+        self.reply: tuple[str, ...] = REPLY  # the script, in the language it was switched on in
         self.playing: str | None = None  # the run being played right now
         # A run whose script the store cut short; it is finished before anything else.
         self.interrupted: str | None = None
-        self.waiting_for_store = ""  # why the store did not answer, while it does not
+        # Why the store did not answer (its error, as it said it), while it does not.
+        self.waiting_for_store = ""
         self.skipped: set[str] = set()  # runs whose script failed for another reason
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -87,11 +92,13 @@ class DemoExecutor:
         """True while a run is being played."""
         return self.playing is not None
 
-    def start(self, pace: float | None = None) -> None:
-        """Switch on (idempotent); pace is the seconds between two steps."""
+    def start(self, pace: float | None = None, reply: tuple[str, ...] | None = None) -> None:
+        """Switch on (idempotent); pace is the seconds between two steps, reply the script."""
         with self._lock:
             if pace is not None:
                 self.pace = pace
+            if reply is not None:
+                self.reply = reply
             if self.active:
                 return
             self._stop.clear()
@@ -145,15 +152,18 @@ class DemoExecutor:
         if self.waiting_for_store:
             return
         self.waiting_for_store = f"{type(error).__name__}: {error}"
-        waiting = f"; run {self.interrupted} resumes where it stopped" if self.interrupted else ""
-        self.bench.journal.add(
-            Entry(
-                self.interrupted or "",
-                "demo worker",
-                "store",
-                "unavailable",
-                f"{self.waiting_for_store}{waiting}",
+        said = Verbatim(self.waiting_for_store)
+        detail = (
+            Sentence(
+                N_("%(error)s; run %(run_id)s resumes where it stopped"),
+                error=said,
+                run_id=self.interrupted,
             )
+            if self.interrupted
+            else said
+        )
+        self.bench.journal.add(
+            Entry(self.interrupted or "", "demo worker", "store", "unavailable", detail)
         )
 
     def _give_up(self, error: Exception) -> None:
@@ -168,7 +178,10 @@ class DemoExecutor:
                 "demo worker",
                 "store",
                 "refused",
-                f"{type(error).__name__}: {error}; the demo executor skips this run",
+                Sentence(
+                    N_("%(error)s; the demo executor skips this run"),
+                    error=Verbatim(f"{type(error).__name__}: {error}"),
+                ),
             )
         )
 
@@ -177,7 +190,9 @@ class DemoExecutor:
         if self.waiting_for_store:
             self.waiting_for_store = ""
             self.bench.journal.add(
-                Entry("", "demo worker", "store", "resumed", N_("the store answers again"))
+                Entry(
+                    "", "demo worker", "store", "resumed", Sentence(N_("the store answers again"))
+                )
             )
 
     def _play(self, run_id: str, *, resuming: bool) -> None:
@@ -208,7 +223,7 @@ class DemoExecutor:
         elif status != "streaming":
             return  # done, failed or cancelled meanwhile: nothing left to play
         fail = run_id in bench.will_fail
-        for seq, chunk in enumerate(REPLY[: self.chunks], start=1):
+        for seq, chunk in enumerate(self.reply[: self.chunks], start=1):
             if fail and seq > self.chunks // 2 + 1:
                 bench.move(run_id, "streaming", "failed", actor)
                 return

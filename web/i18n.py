@@ -2,6 +2,12 @@
 
 The catalogs are the lab kit's own (labs/locale), so the terminal and the
 dashboard say the same thing in the same words.
+
+Most text is worded where a page is being made, with _(). Text kept and shown
+later (a journal's detail, a notice, an error written by a thread) is kept as
+a Sentence: its English msgid and its values, worded by each page that shows
+it. Words the dashboard did not write (an exception's message, a program's
+output) go into a sentence as Verbatim: never translated, shown as code.
 """
 
 from __future__ import annotations
@@ -9,6 +15,7 @@ from __future__ import annotations
 from flask import Flask, has_request_context, request
 from flask_babel import Babel, get_locale, get_translations  # type: ignore[import-untyped]
 from flask_babel import gettext as babel_gettext
+from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
 from labs.i18n import DOMAIN, ENGLISH, LANGUAGES, LOCALE_DIR, normalize
@@ -45,8 +52,73 @@ def _(message: str, **values: object) -> str:
 
 
 def translated(text: str) -> str:
-    """Text kept as data (a journal detail) in the page's language, when the catalog has it."""
+    """A msgid kept as data (a check's title, an error's name) in the page's language, when the
+    catalog has it; anything else as it is."""
     return str(get_translations().ugettext(text)) if text else text
+
+
+class Verbatim:
+    """Words shown as they were written, in a <code> element: never translated.
+
+    An exception's message, a program's output, a message's content: the tree's
+    or the learner's own words, in the language they were written in.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __bool__(self) -> bool:
+        """False when there is nothing to show."""
+        return bool(self.text)
+
+    def __str__(self) -> str:
+        """The words as plain text."""
+        return self.text
+
+    def __html__(self) -> str:
+        """The words in a template: escaped, in a <code> element."""
+        return Markup("<code>%s</code>") % self.text
+
+    def __repr__(self) -> str:
+        """How a test or a debugger shows it."""
+        return f"Verbatim({self.text!r})"
+
+
+class Sentence:
+    """A sentence kept as data and worded when a page shows it, in that page's language.
+
+    message is the English msgid, marked with N_() where it is written so the
+    catalog has it; values fill its %(name)s. A value may be a Verbatim (shown
+    as code, as written) or another Sentence (worded too). Flask-Babel's
+    lazy_gettext defers the wording the same way, but gives plain text: a
+    template would escape the <code> of a Verbatim value instead of showing it.
+    """
+
+    def __init__(self, message: str = "", **values: object) -> None:
+        self.message = message
+        self.values = values
+
+    def __bool__(self) -> bool:
+        """False for the empty sentence: nothing to say."""
+        return bool(self.message)
+
+    def __str__(self) -> str:
+        """The sentence as plain text in the page's language (English outside a request)."""
+        if not self.message:
+            return ""
+        return _(self.message, **{name: str(value) for name, value in self.values.items()})
+
+    def __html__(self) -> str:
+        """The sentence in a template: escaped, its Verbatim values shown as code."""
+        if not self.message:
+            return ""
+        words = escape(get_translations().ugettext(self.message))
+        # Markup's % escapes each plain value and keeps the HTML of Verbatim and Sentence.
+        return str(words % self.values) if self.values else str(words)
+
+    def __repr__(self) -> str:
+        """How a test or a debugger shows it."""
+        return f"Sentence({self.message!r}, **{self.values!r})"
 
 
 def register_i18n(app: Flask) -> None:

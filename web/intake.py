@@ -11,10 +11,32 @@ from flask import Flask
 
 from labs.i18n import N_
 
-from .i18n import _
+from .i18n import Sentence, Verbatim
 from .journal import Entry, Journal
 from .outcome import Outcome
 from .sent import SentRuns
+
+
+class SessionRefusedError(Exception):
+    """POST /sessions did not answer 201: the bench has no session to send messages in.
+
+    A database that is down is the usual cause; the views show it like a store that
+    stopped answering, in the page's language (sentence), the gateway's words as they are.
+    """
+
+    def __init__(self, status: int, said: str) -> None:
+        self.status = status
+        self.said = said
+        super().__init__(f"POST /sessions answered {status}: {said}")
+
+    @property
+    def sentence(self) -> Sentence:
+        """What happened, worded by the page that shows it."""
+        return Sentence(
+            N_("POST /sessions answered %(status)s: %(said)s"),
+            status=self.status,
+            said=Verbatim(self.said),
+        )
 
 
 class Intake(SentRuns):
@@ -50,7 +72,7 @@ class Intake(SentRuns):
                 # Only a 201 carries a session id; a 503 (database down) has an error body.
                 if answer.status_code != 201 or "sessionId" not in body:
                     said = body.get("message", answer.text[:200])
-                    raise self.unavailable(f"POST /sessions answered {answer.status_code}: {said}")
+                    raise SessionRefusedError(answer.status_code, str(said))
                 self._session_id = str(body["sessionId"])
             return self._session_id
 
@@ -73,7 +95,9 @@ class Intake(SentRuns):
                 self._dropped = 0
         outcome = "replayed" if replayed else "accepted"
         detail = N_("same request again: the existing run came back") if replayed else N_("new run")
-        self.journal.add(Entry(run_id, "gateway", "create", outcome, detail, target="pending"))
+        self.journal.add(
+            Entry(run_id, "gateway", "create", outcome, Sentence(detail), target="pending")
+        )
         return str(run_id)
 
     def send(self, message: str, client_message_id: str, fail: bool) -> Outcome:
@@ -88,24 +112,15 @@ class Intake(SentRuns):
         status, answer, replayed = self._post_chat(body)
         run_id = self._record_answer(body, status, answer, replayed)
         if run_id is None:
-            return self._remember(
-                Outcome(
-                    "refused",
-                    _(
-                        "the gateway answered %(status)s: %(said)s",
-                        status=status,
-                        said=answer.get("message", answer),
-                    ),
-                )
-            )
+            return self._remember(Outcome("refused", self._refusal(status, answer)))
         if fail:
             self.will_fail.add(run_id)
         if replayed:
             return self._remember(
                 Outcome(
                     "replay",
-                    _(
-                        "202: the existing run %(run_id)s came back (nothing inserted)",
+                    Sentence(
+                        N_("202: the existing run %(run_id)s came back (nothing inserted)"),
                         run_id=run_id,
                     ),
                 )
@@ -115,16 +130,20 @@ class Intake(SentRuns):
             return self._remember(
                 Outcome(
                     "warn",
-                    _(
-                        "202: a NEW run %(run_id)s, though clientMessageId %(client_id)s "
-                        "already made run %(earlier)s: the retry was not recognised",
+                    Sentence(
+                        N_(
+                            "202: a NEW run %(run_id)s, though clientMessageId %(client_id)s "
+                            "already made run %(earlier)s: the retry was not recognised"
+                        ),
                         run_id=run_id,
                         client_id=repr(client_message_id),
                         earlier=earlier[0],
                     ),
                 )
             )
-        return self._remember(Outcome("ok", _("202: created run %(run_id)s", run_id=run_id)))
+        return self._remember(
+            Outcome("ok", Sentence(N_("202: created run %(run_id)s"), run_id=run_id))
+        )
 
     def _sent_with(self, body: dict[str, str], client_message_id: str, run_id: str) -> list[str]:
         """Other runs this bench sent in body's session with the same clientMessageId."""
@@ -147,29 +166,25 @@ class Intake(SentRuns):
             return self._remember(
                 Outcome(
                     "replay",
-                    _(
-                        "same request again → same run id %(run_id)s (replayed, nothing inserted)",
+                    Sentence(
+                        N_(
+                            "same request again → same run id %(run_id)s "
+                            "(replayed, nothing inserted)"
+                        ),
                         run_id=run_id,
                     ),
                 )
             )
         if again is None:
-            return self._remember(
-                Outcome(
-                    "refused",
-                    _(
-                        "the gateway answered %(status)s: %(said)s",
-                        status=status,
-                        said=answer.get("message", answer),
-                    ),
-                )
-            )
+            return self._remember(Outcome("refused", self._refusal(status, answer)))
         return self._remember(
             Outcome(
                 "warn",
-                _(
-                    "same request again → a NEW run %(again)s: "
-                    "the retry was not recognised (first was %(run_id)s)",
+                Sentence(
+                    N_(
+                        "same request again → a NEW run %(again)s: "
+                        "the retry was not recognised (first was %(run_id)s)"
+                    ),
                     again=again,
                     run_id=run_id,
                 ),
@@ -192,10 +207,29 @@ class Intake(SentRuns):
         with ThreadPoolExecutor(copies) as pool:
             run_ids = list(pool.map(post, range(copies)))
         distinct = {r for r in run_ids if r}
-        text = _(
-            "%(copies)s concurrent duplicates → %(runs)s run(s)", copies=copies, runs=len(distinct)
-        )
         if len(distinct) == 1:
-            all_got = _("all got %(run_id)s", run_id=distinct.pop())
-            return self._remember(Outcome("ok", f"{text}: {all_got}"))
-        return self._remember(Outcome("warn", f"{text}: {_('one message became several runs')}"))
+            (run_id,) = distinct
+            text = Sentence(
+                N_("%(copies)s concurrent duplicates → %(runs)s run(s): all got %(run_id)s"),
+                copies=copies,
+                runs=len(distinct),
+                run_id=run_id,
+            )
+            return self._remember(Outcome("ok", text))
+        text = Sentence(
+            N_(
+                "%(copies)s concurrent duplicates → %(runs)s run(s): "
+                "one message became several runs"
+            ),
+            copies=copies,
+            runs=len(distinct),
+        )
+        return self._remember(Outcome("warn", text))
+
+    @staticmethod
+    def _refusal(status: int, answer: dict[str, Any]) -> Sentence:
+        """The gateway's refusal: its status, and its message in its own words."""
+        said = answer.get("message", answer)
+        return Sentence(
+            N_("the gateway answered %(status)s: %(said)s"), status=status, said=Verbatim(str(said))
+        )

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from labs.i18n import N_
 
-from .i18n import _
+from .i18n import Sentence, _
 
 # How each kind of job is named in the busy answer.
 KINDS = {"checks": N_("a check run"), "race": N_("a race")}
@@ -28,10 +28,11 @@ class HeavyJobs:
     """Which kinds of heavy job are going now, and what each one is."""
 
     def __init__(self) -> None:
-        self._going: dict[str, tuple[str, str]] = {}  # kind -> (what, started at)
+        # kind -> (what, started at); what is worded by the page that is told it is busy
+        self._going: dict[str, tuple[str | Sentence, str]] = {}
         self._lock = threading.Lock()
 
-    def claim(self, kind: str, what: str) -> None:
+    def claim(self, kind: str, what: str | Sentence) -> None:
         """Take the kind's one slot for what, or raise BusyError naming the job holding it."""
         with self._lock:
             if kind in self._going:
@@ -52,13 +53,13 @@ class HeavyJobs:
         with self._lock:
             self._going.pop(kind, None)
 
-    def going(self, kind: str) -> str:
+    def going(self, kind: str) -> str | Sentence:
         """What holds the kind's slot now, or an empty string."""
         with self._lock:
             return self._going.get(kind, ("", ""))[0]
 
     @contextmanager
-    def hold(self, kind: str, what: str) -> Iterator[None]:
+    def hold(self, kind: str, what: str | Sentence) -> Iterator[None]:
         """Claim the slot for the duration of a with block."""
         self.claim(kind, what)
         try:

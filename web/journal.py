@@ -12,11 +12,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from labs.i18n import N_
+
+from .i18n import Sentence, Verbatim
+
 # accepted: the store took it. refused: the store raised. replayed: the same run came back.
 # illegal: the store took a move the lesson's allowlist forbids (the starter's bug, made visible).
 # duplicate: the store took a second message at a seq it already had.
 # unavailable / resumed: the store stopped answering the demo executor, and answered again.
 OUTCOMES = ("accepted", "refused", "replayed", "illegal", "duplicate", "unavailable", "resumed")
+# Who made an attempt, as the timeline names them (translated where it is shown).
+ACTORS = (N_("gateway"), N_("demo worker"), N_("dashboard"))
 
 
 @dataclass(frozen=True)
@@ -27,7 +33,9 @@ class Entry:
     actor: str  # gateway, demo worker, dashboard
     action: str  # create, transition, message, store (the store itself went away or came back)
     outcome: str
-    detail: str
+    # The dashboard's words, worded by the page that shows them; or the tree's own words
+    # (an exception's message, a message's content), shown as they are.
+    detail: Sentence | Verbatim
     source: str | None = None
     target: str | None = None
     seq: int | None = None

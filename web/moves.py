@@ -10,7 +10,7 @@ from typing import Any
 
 from labs.i18n import N_
 
-from .i18n import _, translated
+from .i18n import Sentence, Verbatim, _
 from .intake import Intake
 from .journal import Entry
 from .lesson import LESSON_ALLOWED_STATUSES
@@ -46,14 +46,14 @@ class LessonMoves(Intake):
                     actor,
                     "transition",
                     "refused",
-                    f"{type(error).__name__}: {error}",
+                    Verbatim(f"{type(error).__name__}: {error}"),
                     source,
                     target,
                 )
             )
         if target in LESSON_ALLOWED[source]:
             return self.journal.add(
-                Entry(run_id, actor, "transition", "accepted", "", source, target)
+                Entry(run_id, actor, "transition", "accepted", Sentence(), source, target)
             )
         return self.journal.add(
             Entry(
@@ -61,7 +61,7 @@ class LessonMoves(Intake):
                 actor,
                 "transition",
                 "illegal",
-                N_("went through, though the allowlist forbids it"),
+                Sentence(N_("went through, though the allowlist forbids it")),
                 source,
                 target,
             )
@@ -77,7 +77,12 @@ class LessonMoves(Intake):
         except Exception as error:  # DuplicateMessageError is the expected one
             return self.journal.add(
                 Entry(
-                    run_id, actor, "message", "refused", f"{type(error).__name__}: {error}", seq=seq
+                    run_id,
+                    actor,
+                    "message",
+                    "refused",
+                    Verbatim(f"{type(error).__name__}: {error}"),
+                    seq=seq,
                 )
             )
         taken = sum(1 for m in self.store.messages_for_run(run_id) if m.seq == seq)
@@ -88,11 +93,17 @@ class LessonMoves(Intake):
                     actor,
                     "message",
                     "duplicate",
-                    f"stored beside {taken - 1} other(s) at seq {seq}",
+                    Sentence(
+                        N_("stored beside %(count)s other(s) at seq %(seq)s"),
+                        count=taken - 1,
+                        seq=seq,
+                    ),
                     seq=seq,
                 )
             )
-        return self.journal.add(Entry(run_id, actor, "message", "accepted", content, seq=seq))
+        return self.journal.add(
+            Entry(run_id, actor, "message", "accepted", Verbatim(content), seq=seq)
+        )
 
     def status_of(self, run_id: str) -> str:
         """The run's status as the store reports it now (FormError if it left the database)."""
@@ -126,34 +137,45 @@ class LessonMoves(Intake):
         return self._outcome_of(self.move(run_id, "done", "running", "dashboard"))
 
     def duplicate_seq(self, run_id: str) -> Outcome:
-        """Write a second message at a seq the run already has (seq 0 if it has none)."""
+        """Write a second message at a seq the run already has (seq 0 if it has none).
+
+        The messages are written in the page's language: they are the dashboard's words.
+        """
         self.stored_run(run_id)
         seqs = [m.seq for m in self.store.messages_for_run(run_id)]
         if not seqs:
-            self.append(run_id, 0, "assistant", "first write at seq 0", "dashboard")
+            self.append(run_id, 0, "assistant", _("first write at seq 0"), "dashboard")
         seq = max(seqs, default=0)
-        return self._outcome_of(
-            self.append(run_id, seq, "assistant", f"second write at seq {seq}", "dashboard")
-        )
+        content = _("second write at seq %(seq)s", seq=seq)
+        return self._outcome_of(self.append(run_id, seq, "assistant", content, "dashboard"))
 
     def _outcome_of(self, entry: Entry) -> Outcome:
-        what = (
+        move = (
             f"{entry.source} → {entry.target}"
             if entry.action == "transition"
-            else _("message at seq %(seq)s", seq=entry.seq)
+            else Sentence(N_("message at seq %(seq)s"), seq=entry.seq)
         )
         tone = {"accepted": "ok", "refused": "refused"}.get(entry.outcome, "warn")
         words = {
-            "accepted": _("accepted"),
-            "refused": _("REFUSED"),
-            "illegal": _("WENT THROUGH (illegal)"),
-            "duplicate": _("STORED TWICE"),
+            "accepted": N_("accepted"),
+            "refused": N_("REFUSED"),
+            "illegal": N_("WENT THROUGH (illegal)"),
+            "duplicate": N_("STORED TWICE"),
         }
-        text = _(
-            "run %(run_id)s: %(move)s %(outcome)s",
-            run_id=entry.run_id,
-            move=what,
-            outcome=words[entry.outcome],
-        )
-        detail = translated(entry.detail)
-        return self._remember(Outcome(tone, text + (f": {detail}" if detail else "")))
+        said = Sentence(words[entry.outcome])
+        if not entry.detail:
+            text = Sentence(
+                N_("run %(run_id)s: %(move)s %(outcome)s"),
+                run_id=entry.run_id,
+                move=move,
+                outcome=said,
+            )
+        else:
+            text = Sentence(
+                N_("run %(run_id)s: %(move)s %(outcome)s: %(detail)s"),
+                run_id=entry.run_id,
+                move=move,
+                outcome=said,
+                detail=entry.detail,
+            )
+        return self._remember(Outcome(tone, text))

@@ -42,6 +42,7 @@ COMMON = [
     "web/static/dashboard.css",
     "web/render.py",
     "web/__init__.py",
+    "web/i18n.py",
     "tests/web/browser.py",
 ]
 CHECKS = [

@@ -5,14 +5,23 @@ Replays and refusals get their own line style, marker and a text tag, so
 they read as such without colour. A label too long for the room right of
 its arrow's start is wrapped onto more lines (the arrow's row grows), so a
 refusal's reason is read whole in the picture, not only in a tooltip.
+
+The tags and the legend are in the page's language, so a diagram is laid
+out when a page draws it: a Chinese character takes two columns, so the
+room a text takes is counted in columns (wcwidth), not in characters.
 """
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 
+import wcwidth
+
+from labs.columns import wrap
+from labs.i18n import N_
 from labs.trace import LANES
+
+from .i18n import _
 
 LANE_GAP = 190
 LEFT = 110
@@ -21,34 +30,49 @@ ROW = 30
 LINE = 14  # from one wrapped line of a label to the next
 # Room right of the last lane for labels: the picture fills a row of the checks page at 1100 px.
 WIDTH = LEFT + LANE_GAP * (len(LANES) - 1) + 320
-# An 11px monospace character (DejaVu Sans Mono: 0.602 em), with a little to spare for symbols
-# drawn from a fallback font (↺ ✗ →).
+# One column of 11px monospace text (DejaVu Sans Mono: 0.602 em), with a little to spare for
+# symbols drawn from a fallback font (↺ ✗ →). A Chinese character takes two columns, 13.6 px,
+# for a glyph 11 px wide.
 CHAR_WIDTH = 6.8
 MAX_ARROWS = 120
 
-# What each kind of arrow says in words, before its label.
-TAGS = {"call": "", "ok": "", "replay": "↺ REPLAY ", "refused": "✗ REFUSED ", "error": "‼ ERROR "}
+# What each kind of arrow says in words, before its label (in the page's language when drawn).
+TAGS = {
+    "call": "",
+    "ok": "",
+    "replay": N_("↺ REPLAY"),
+    "refused": N_("✗ REFUSED"),
+    "error": N_("‼ ERROR"),
+}
 LEGEND_WORDS = [
-    ("call", "call"),
-    ("ok", "answer"),
-    ("replay", "↺ replayed answer (same run, nothing inserted)"),
-    ("refused", "✗ refused (error raised, or 4xx)"),
+    ("call", N_("call")),
+    ("ok", N_("answer")),
+    ("replay", N_("↺ replayed answer (same run, nothing inserted)")),
+    ("refused", N_("✗ refused (error raised, or 4xx)")),
 ]
 
 
-def _legend() -> list[tuple[str, str, int, int]]:
+def text_width(text: str) -> float:
+    """How wide a text is drawn, in px: its columns (a Chinese character takes two)."""
+    return wcwidth.width(text) * CHAR_WIDTH
+
+
+def tag_of(kind: str) -> str:
+    """The words that mark an arrow of this kind, in the page's language ('' for a plain one)."""
+    return _(TAGS[kind]) if TAGS.get(kind) else ""
+
+
+def draw_legend() -> list[tuple[str, str, int, int]]:
     """Each legend entry with its x and y: a sample arrow, its words, a gap; wraps once full."""
     placed, x, y = [], 10, 14
     for kind, words in LEGEND_WORDS:
-        width = 48 + round(len(words) * CHAR_WIDTH) + 22
+        shown = _(words)
+        width = 48 + round(text_width(shown)) + 22
         if x + width > WIDTH:
             x, y = 10, y + 18
-        placed.append((kind, words, x, y))
+        placed.append((kind, shown, x, y))
         x += width
     return placed
-
-
-LEGEND = _legend()
 
 
 @dataclass(frozen=True)
@@ -60,18 +84,21 @@ class Arrow:
     x1: int
     x2: int
     kind: str
-    lines: tuple[str, ...]  # the label, wrapped to fit; the last line sits on the arrow
-    title: str
+    tag: str  # the words that mark a replay, a refusal or an error ('' for the others)
+    lines: tuple[str, ...]  # tag and label, wrapped to fit; the last line sits on the arrow
+    title: str  # tag and label on one line, for the tooltip
 
     @property
     def label(self) -> str:
-        """The whole label on one line."""
+        """The whole label on one line, its tag first."""
         return " ".join(self.lines)
 
     @property
-    def tag(self) -> str:
-        """The words that mark a replay, a refusal or an error."""
-        return TAGS.get(self.kind, "")
+    def said_lines(self) -> tuple[str, ...]:
+        """The lines without the tag that starts the first one: the trace's own words."""
+        if not self.tag:
+            return self.lines
+        return (self.lines[0][len(self.tag) + 1 :], *self.lines[1:])
 
     @property
     def text_x(self) -> int:
@@ -122,7 +149,10 @@ def lane_x(lane: str) -> int:
 
 
 def draw_sequence(events: list[dict[str, str]]) -> Diagram:
-    """Lay out the events of one trace, in order, one arrow per row (taller when wrapped)."""
+    """Lay out the events of one trace, in order, one arrow per row (taller when wrapped).
+
+    Called while a page is made: the tags and the legend are in that page's language.
+    """
     arrows = []
     y = TOP
     for step, event in enumerate(events[:MAX_ARROWS], start=1):
@@ -130,10 +160,12 @@ def draw_sequence(events: list[dict[str, str]]) -> Diagram:
         if x1 == x2:  # a lane talking to itself: a short arrow to the right
             x2 = x1 + 40
         kind = event["kind"] if event["kind"] in TAGS else "call"
-        full = TAGS[kind] + event["label"]
-        lines = wrap_label(full, room=int((WIDTH - 8 - (min(x1, x2) + 8)) / CHAR_WIDTH))
+        tag = tag_of(kind)
+        room = int((WIDTH - 8 - (min(x1, x2) + 8)) / CHAR_WIDTH)
+        lines = wrap_label(event["label"], room, tag)
         y += ROW + (len(lines) - 1) * LINE
-        arrows.append(Arrow(step, y, x1, x2, kind, lines, full))
+        title = f"{tag} {event['label']}" if tag else event["label"]
+        arrows.append(Arrow(step, y, x1, x2, kind, tag, lines, title))
     height = y + ROW
     return Diagram(
         WIDTH,
@@ -141,11 +173,16 @@ def draw_sequence(events: list[dict[str, str]]) -> Diagram:
         [(lane, lane_x(lane)) for lane in LANES],
         arrows,
         omitted=max(0, len(events) - MAX_ARROWS),
-        legend=LEGEND,
+        legend=draw_legend(),
     )
 
 
-def wrap_label(text: str, room: int) -> tuple[str, ...]:
-    """The label cut into lines of at most room characters, at spaces where it can be."""
-    lines = textwrap.wrap(" ".join(text.split()), width=max(room, 8), break_on_hyphens=False)
-    return tuple(lines) or ("",)
+def wrap_label(text: str, room: int, tag: str = "") -> tuple[str, ...]:
+    """The label cut into lines of at most room columns, at spaces where it can be.
+
+    A tag starts the first line, whole. Columns, not characters: a Chinese character
+    takes two (wcwidth), so a Chinese label gets half as many characters a line.
+    """
+    start = f"{tag} " if tag else ""
+    lines = wrap(" ".join(text.split()), max(room, 8), start, "")
+    return tuple(lines) or (tag,)

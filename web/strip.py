@@ -42,7 +42,7 @@ def message_strip(messages: Sequence[Any], attempts: Sequence[Entry]) -> list[Ce
         seen.add(message.seq)
     for entry in attempts:
         if entry.action == "message" and entry.outcome == "refused" and entry.seq is not None:
-            cells.append(Cell(entry.seq, "refused", "", entry.detail))
+            cells.append(Cell(entry.seq, "refused", "", str(entry.detail)))
     if seen:
         cells += [Cell(seq, "gap", "", "") for seq in range(max(seen)) if seq not in seen]
     order = {"message": 0, "duplicate": 1, "refused": 2, "gap": 0}

@@ -122,7 +122,8 @@ def test_argparse_own_words_are_chinese(
     """用法, 选项 and the -h line come from the lab's catalog, not argparse's English."""
     text = helps(i18n.CHINESE, 80, monkeypatch)[command]
     assert text.startswith(f"用法：{PROG}")
-    assert "\n选项" in text and "显示这段帮助并退出" in text
+    assert "\n选项：\n" in text and "显示这段帮助并退出" in text
+    assert not re.search(r"^\S.*[^：]:$", text, re.M), "a section heading kept its ASCII colon"
     for english in ("usage:", "options:", "positional arguments", "show this help"):
         assert english not in text
 

@@ -19,7 +19,7 @@ def run_checks(tab: Any, url: str, tree: str) -> dict[str, str]:
     tab.check(f'input[name="tree"][value="{tree}"]')
     tab.click("#run-checks")
     tab.wait_for_selector(
-        f'#check-summary[data-state="finished"]:has-text("tree {tree}")', timeout=120_000
+        f'#check-summary[data-state="finished"]:has-text("{tree}")', timeout=120_000
     )
     rows = tab.locator("details.check")
     return {
@@ -168,12 +168,29 @@ LABEL_BOXES = """figure => {
 }"""
 
 
+# For each legend entry of an open diagram: its words, and whether they lie inside the SVG.
+LEGEND_BOXES = """figure => {
+  const svg = figure.querySelector('svg').getBoundingClientRect();
+  return [...figure.querySelectorAll('text.legend-text')].map(text => {
+    const box = text.getBoundingClientRect();
+    return {
+      text: text.textContent,
+      in_svg: box.left >= svg.left - 0.5 && box.right <= svg.right + 0.5,
+    };
+  });
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
 @pytest.mark.parametrize(("check", "reason"), [("4", "done"), ("5", "DuplicateMessageError")])
 def test_a_refusal_reason_is_readable_whole_in_the_diagram(
-    page: Any, live_url: str, check: str, reason: str
+    page: Any, live_url: str, check: str, reason: str, lang: str
 ) -> None:
-    """Every label, the refusal's reason included, is drawn whole and inside the picture."""
-    page.goto(f"{live_url}/checks?tree=solution&store=memory")
+    """Every label, the refusal's reason included, is drawn whole and inside the picture.
+
+    In Chinese too, where the tags and the legend are Chinese (a character two columns wide).
+    """
+    page.goto(f"{live_url}/checks?tree=solution&store=memory&lang={lang}")
     if not page.locator('#check-summary[data-state="finished"]').count():
         run_checks(page, live_url, "solution")
     page.click(f'details[data-check="{check}"] summary')
@@ -184,7 +201,12 @@ def test_a_refusal_reason_is_readable_whole_in_the_diagram(
         # Wrapping may split a long word; nothing is left out or cut off with "…".
         assert "".join(label["text"].split()) == "".join(label["title"].split())
         assert label["in_svg"] and label["in_panel"], label
-    if check == "5":
+    legend = page.locator(f'details[data-check="{check}"] figure.sequence').evaluate(LEGEND_BOXES)
+    assert legend and all(entry["in_svg"] for entry in legend), legend
+    if lang == "zh_CN":
+        assert any(label["text"].startswith("✗ 已拒绝") for label in refused)
+        assert "重放的应答" in " ".join(entry["text"] for entry in legend)
+    if check == "5" and lang == "en":
         screenshot(page, "checks-diagram", docs=True, docs_from=f'details[data-check="{check}"]')
 
 

@@ -99,9 +99,10 @@ def test_a_check_process_that_floods_and_crashes_is_a_failed_row_with_its_output
         "starter", "starter", "memory", database_url=None, timeout=60, output_limit=256
     )
     assert run.wait(120)
-    assert "exit code 3" in run.error and "bytes of output left out" in run.error
-    assert "FIRST LINE" in run.error and run.error.endswith("LAST WORDS")
-    assert len(run.error) < 1000
+    said = str(run.error)  # worded when shown: in English outside a page
+    assert "exit code 3" in said and "bytes of output left out" in said
+    assert "FIRST LINE" in said and said.endswith("LAST WORDS")
+    assert len(said) < 1000
     assert run.six[0].status == "fail" and run.six[0].message == run.error
 
 

@@ -16,7 +16,7 @@ def test_missing_tables_ask_for_the_alembic_command_the_store_names(
 ) -> None:
     """Tables missing: run the store's alembic command, then reload; nothing about starting."""
     bench = app.extensions["mini_koda_lab"].bench("solution")
-    said = bench.down(bench.unavailable(missing_tables("solution", missing)))
+    said = str(bench.down(bench.unavailable(missing_tables("solution", missing))))
     assert said.endswith("run `alembic -x tree=solution upgrade head`, then reload")
     assert "start the database" not in said
 
@@ -25,7 +25,7 @@ def test_missing_tables_ask_for_the_alembic_command_the_store_names(
 def test_an_unreachable_database_asks_to_start_it(app: Flask, reason: str) -> None:
     """Database unreachable: start it again and reload; no alembic command is suggested."""
     bench = app.extensions["mini_koda_lab"].bench("solution")
-    said = bench.down(bench.unavailable(reason))
+    said = str(bench.down(bench.unavailable(reason)))
     assert "did not answer" in said and said.endswith("start the database again and reload")
     assert "alembic" not in said.replace(reason, "")
 
@@ -33,6 +33,8 @@ def test_an_unreachable_database_asks_to_start_it(app: Flask, reason: str) -> No
 def test_another_outage_asks_only_to_try_again(app: Flask) -> None:
     """A busy pool is neither cause: the notice asks to reload, not to start or migrate."""
     bench = app.extensions["mini_koda_lab"].bench("solution")
-    said = bench.down(bench.unavailable("every database connection is busy: try again shortly"))
+    said = str(
+        bench.down(bench.unavailable("every database connection is busy: try again shortly"))
+    )
     assert said.endswith("reload to try again")
     assert "start the database" not in said and "alembic" not in said

@@ -10,8 +10,10 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
+from labs.i18n import N_
+
 from ..checks_run import start_checks
-from ..i18n import _, page_language
+from ..i18n import Sentence, _, page_language
 from ..jobs import BusyError
 from ..lab import lab
 from ..render import render_view
@@ -19,7 +21,7 @@ from ..render import render_view
 bp = Blueprint("checks", __name__, url_prefix="/checks")
 
 
-def checks_context(tree: str, store: str, error: str = "") -> dict[str, Any]:
+def checks_context(tree: str, store: str, error: str | Sentence = "") -> dict[str, Any]:
     """What the page and the results fragment show for one tree and store."""
     the_lab = lab()
     return {
@@ -89,7 +91,9 @@ def run() -> Response:
     if error:
         return render_checks(tree, store, error, 400)
     try:
-        the_lab.jobs.claim("checks", f"{tree} on the {store} store")
+        the_lab.jobs.claim(
+            "checks", Sentence(N_("%(tree)s on the %(store)s store"), tree=tree, store=store)
+        )
     except BusyError as busy:
         return render_checks(tree, store, str(busy), 409)
     the_lab.check_runs[(tree, store)] = start_checks(

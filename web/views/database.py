@@ -21,12 +21,22 @@ from labs.catalog import (
     migration_head,
     required_constraints,
 )
+from labs.i18n import N_
 from labs.trees import load_tree
 
 from ..lab import lab
 from ..render import render_view
 
 bp = Blueprint("database", __name__, url_prefix="/database")
+# The kinds labs/catalog.py gives an entry, marked so the page can show them translated.
+ENTRY_KINDS = (
+    N_("primary key"),
+    N_("unique constraint"),
+    N_("unique index"),
+    N_("index"),
+    N_("unique index (partial)"),
+    N_("index (partial)"),
+)
 
 
 @dataclass(frozen=True)

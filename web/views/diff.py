@@ -7,8 +7,9 @@ from typing import Any
 from flask import Blueprint, Response
 
 from labs.checks import CHECKS
+from labs.i18n import N_
 
-from ..i18n import _, translated
+from ..i18n import Sentence, Verbatim, _, translated
 from ..lab import lab
 from ..render import render_view
 
@@ -25,8 +26,11 @@ def diff_context() -> dict[str, Any]:
 
         by_check = tree_diff(tree_root(trees["starter"]), tree_root(trees["solution"]))
     except Exception as error:  # a tree mid-edit may not parse; say so instead of failing
-        said = f"{type(error).__name__}: {error}"
-        return {"groups": [], "error": _("the diff could not be made: %(error)s", error=said)}
+        said = Verbatim(f"{type(error).__name__}: {error}")
+        return {
+            "groups": [],
+            "error": Sentence(N_("the diff could not be made: %(error)s"), error=said),
+        }
     groups = [
         (
             number,

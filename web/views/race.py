@@ -13,9 +13,11 @@ import psycopg2
 from flask import Blueprint, Response
 
 from labs.catalog import psycopg2_url
+from labs.i18n import N_
 from labs.race import PathOutcome, RaceOutcome, run_race
 
 from .. import forms
+from ..i18n import Sentence
 from ..jobs import BusyError
 from ..lab import lab
 from ..render import render_view
@@ -55,6 +57,13 @@ def race_context(
     }
 
 
+def race_job(requests: int, delay_ms: int) -> Sentence:
+    """How a race is named to a page told that it is going."""
+    return Sentence(
+        N_("%(requests)s requests, %(delay)s ms pause"), requests=requests, delay=delay_ms
+    )
+
+
 def render_race(context: dict[str, Any], status: int = 200) -> Response:
     """The race page, or its result fragment alone for htmx."""
     return render_view("race.html", "partials/race_result.html", context, status)
@@ -82,7 +91,7 @@ def race() -> Response:
     except FormError as error:
         return render_race(race_context(form_error=error.message), 400)
     try:
-        the_lab.jobs.claim("race", f"{requests} requests, {delay_ms} ms pause")
+        the_lab.jobs.claim("race", race_job(requests, delay_ms))
     except BusyError as busy:
         return render_race(race_context(requests, delay_ms, form_error=str(busy)), 409)
     try:

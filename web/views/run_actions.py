@@ -8,6 +8,9 @@ from flask import Blueprint, Response
 
 from .. import forms
 from ..bench import Bench
+from ..demo import REPLY
+from ..i18n import _
+from ..intake import SessionRefusedError
 from ..lab import lab
 from ..moves import STATES
 from ..safety import FormError
@@ -26,7 +29,7 @@ def act(tree: str, action: Callable[[Bench], object]) -> Response:
     except FormError as error:
         bench.last = None  # the banner of an earlier button would read as this one's outcome
         return render_runs(tree, error.message, error.status)
-    except bench.unavailable as error:  # Postgres stopped: say so instead of a 500
+    except (bench.unavailable, SessionRefusedError) as error:  # Postgres stopped: not a 500
         bench.last = None
         return render_runs(tree, bench.down(error), 503)
     return render_runs(tree)
@@ -56,12 +59,12 @@ def burst(tree: str) -> Response:
 
 @bp.post("/demo")
 def demo(tree: str) -> Response:
-    """Switch the demo executor on (at a pace) or off."""
+    """Switch the demo executor on (at a pace, its reply in the page's language) or off."""
 
     def switch(bench: Bench) -> None:
         if forms.choice("switch", ["on", "off"]) == "on":
             factor = PACES[forms.choice("pace", list(PACES))]
-            bench.executor.start(factor * lab().demo_pace)
+            bench.executor.start(factor * lab().demo_pace, tuple(_(chunk) for chunk in REPLY))
         else:
             bench.executor.stop()
 

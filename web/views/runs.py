@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, url_for
 
+from ..i18n import Sentence
 from ..lab import lab
 from ..moves import LESSON_ALLOWED
 from ..outcome import MARKS
@@ -17,7 +18,7 @@ bp = Blueprint("runs", __name__, url_prefix="/runs")
 PACES = {"fast": 0.25, "normal": 1.0, "slow": 2.5}
 
 
-def runs_context(tree: str, error: str = "") -> dict[str, Any]:
+def runs_context(tree: str, error: str | Sentence = "") -> dict[str, Any]:
     """What the runs page and its live fragment show for one tree's bench."""
     the_lab = lab()
     bench = the_lab.bench(tree)
@@ -41,7 +42,7 @@ def runs_context(tree: str, error: str = "") -> dict[str, Any]:
     }
 
 
-def render_runs(tree: str, error: str = "", status: int = 400) -> Response:
+def render_runs(tree: str, error: str | Sentence = "", status: int = 400) -> Response:
     """The runs page, or its live fragment for htmx (polls and buttons alike).
 
     With an error the answer carries status (400 for a bad field, 503 for a store
