@@ -30,33 +30,9 @@ from labs.review import questions
 from labs.selftest import selftest
 from labs.trees import REPO_ROOT, tree_root
 from labs.watch import summary_lines
+from tests.support.english import english_runs
 
 PROG = "python -m labs"
-# What counts as code, not prose: replaced by a break before English words are looked for.
-CODE = re.compile(
-    r"""
-      python\ -m\ \w+                  # the program: python -m labs, python -m starter
-    | `[^`]*`                          # `python -m labs review`
-    | \{[^{}]*\}                       # choices {memory,postgres}, placeholders
-    | \$\w+                            # $DATABASE_URL
-    | (?<![\w-])--?[A-Za-z][\w-]*      # --store, -h
-    | \b[A-Z][A-Z0-9_]*[A-Z0-9]\b      # metavars and names: FILE, DATABASE_URL, TODO, SQL
-    | [\w-]*\w[./_:=@][\w./:=@-]*      # files and identifiers: results.json, pg_catalog, n/6
-    | \b\w+(?:-\w+)+\b                 # hyphenated keys: concurrent-claims, mini-koda
-    """,
-    re.VERBOSE,
-)
-# Three or more English words one space apart: a sentence (or part of one) left in English.
-ENGLISH_RUN = re.compile(r"\b[A-Za-z][A-Za-z0-9']*(?: [A-Za-z][A-Za-z0-9']*){2,}\b")
-
-
-def english_runs(text: str) -> list[str]:
-    """The runs of 3+ English words in text, outside code; columns (2+ spaces) break a run."""
-    found = []
-    for line in text.splitlines():
-        prose = re.sub(r"\s{2,}", " | ", CODE.sub(" | ", line))
-        found += ENGLISH_RUN.findall(prose)
-    return found
 
 
 @pytest.fixture
