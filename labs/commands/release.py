@@ -4,7 +4,8 @@ The starter, the lab kit, the docs and the GitHub Classroom workflow; no
 solution anywhere: not the solution tree, not its migration, not the
 solution's region marker in any file, not the dashboard's diff view, not the
 instructors' notes, not the project's own tests (they compare the starter with
-the solution). The README is the learners' one (labs/LEARNER_README.md).
+the solution). The READMEs are the learners' ones: labs/LEARNER_README.md and
+its Chinese version, labs/LEARNER_README.zh_CN.md.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ LEFT_OUT = (
     "test-output/",
     "labs/INSTRUCTORS.md",
     "labs/LEARNER_README.md",
+    "labs/LEARNER_README.zh_CN.md",
     "labs/diff.py",
     "labs/commands/diff.py",
     "labs/commands/drift.py",
@@ -45,6 +47,11 @@ LEFT_OUT = (
     WORKFLOW_PATH,
     "README.md",
 )
+# The learners' READMEs at the top of the release, and where each one comes from.
+LEARNER_READMES = {
+    "README.md": "labs/LEARNER_README.md",
+    "README.zh_CN.md": "labs/LEARNER_README.zh_CN.md",
+}
 # Files that name the solution as the tree to serve: in the release, the starter.
 RETARGETED = {
     ".env.example": (("LAB_TREE=solution", "LAB_TREE=starter"),),
@@ -139,12 +146,12 @@ def write_release(
             for old, new in RETARGETED.get(name, ()):
                 target.write_text(target.read_text(encoding="utf-8").replace(old, new), "utf-8")
             written.append(name)
-        (build / "README.md").write_text(
-            (root / "labs" / "LEARNER_README.md").read_text(encoding="utf-8"), encoding="utf-8"
-        )
+        # The learners' README, in English and in Chinese, at the top of their repository.
+        for readme, source in LEARNER_READMES.items():
+            shutil.copyfile(root / source, build / readme)
         (build / WORKFLOW_PATH).parent.mkdir(parents=True, exist_ok=True)
         (build / WORKFLOW_PATH).write_text(workflow, encoding="utf-8")
-        written += ["README.md", WORKFLOW_PATH]
+        written += [*LEARNER_READMES, WORKFLOW_PATH]
         leaks = leaked(build)
         if leaks:
             raise ReleaseError(

@@ -65,6 +65,21 @@ def test_the_release_holds_no_solution_anywhere(release: Path) -> None:
     assert (release / "labs" / "grading" / "pytest_main.py").is_file()
 
 
+def test_the_learners_documents_come_in_both_languages_and_every_link_resolves(
+    release: Path,
+) -> None:
+    """README.md and README.zh_CN.md at the top; no link in a learner's document leads nowhere."""
+    assert "简体中文" in (release / "README.md").read_text(encoding="utf-8")
+    assert "English" in (release / "README.zh_CN.md").read_text(encoding="utf-8")
+    links, broken = 0, []
+    for document in [*release.glob("*.md"), *(release / "labs").glob("*.md")]:
+        for target in re.findall(r"\]\(([^)#\s]+)", document.read_text(encoding="utf-8")):
+            links += "://" not in target
+            if "://" not in target and not (document.parent / target).exists():
+                broken.append(f"{document.relative_to(release)} -> {target}")
+    assert links >= 6 and not broken, broken
+
+
 def test_the_release_has_no_diff_view(release: Path) -> None:
     """The dashboard's diff (starter against solution) is left out, code and picture."""
     for name in ("web/views/diff.py", "web/templates/diff.html", "docs/dashboard-diff.png"):
