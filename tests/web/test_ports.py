@@ -11,8 +11,12 @@ from labs.trees import REPO_ROOT
 
 from .pages import HTMX
 
-# Where a learner reads the commands: the README, the handout, MOCK.md, the dashboard's pages.
-DOCS = ["README.md", "MOCK.md", "labs/HANDOUT.md"]
+# Where a learner reads the commands: the READMEs, the handout, MOCK.md (each in English and
+# Chinese), the dashboard's pages.
+DOCS = [
+    *("README.md", "MOCK.md", "labs/HANDOUT.md", "labs/LEARNER_README.md"),
+    *("MOCK.zh_CN.md", "labs/HANDOUT.zh_CN.md", "labs/LEARNER_README.zh_CN.md"),
+]
 TEMPLATES = sorted((REPO_ROOT / "web" / "templates").rglob("*.html"))
 
 
@@ -21,8 +25,6 @@ def paragraphs() -> list[tuple[str, int, str]]:
     with the file and the line it starts on."""
     found = []
     for path in [*(REPO_ROOT / name for name in DOCS), *TEMPLATES]:
-        if not path.exists():
-            continue
         start, lines = 1, []
         for number, line in enumerate([*path.read_text(encoding="utf-8").splitlines(), ""], 1):
             if line.strip():
