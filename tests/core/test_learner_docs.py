@@ -1,0 +1,61 @@
+"""The learners' documents exist in English and Chinese, and the two say the same commands."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from labs.trees import REPO_ROOT
+
+# Each document a learner reads, and its Simplified Chinese version.
+PAIRS = [
+    ("labs/LEARNER_README.md", "labs/LEARNER_README.zh_CN.md"),
+    ("labs/HANDOUT.md", "labs/HANDOUT.zh_CN.md"),
+    ("MOCK.md", "MOCK.zh_CN.md"),
+]
+HEADING = re.compile(r"^(#+) ", re.MULTILINE)
+FENCE = re.compile(r"^[ \t]*```[^\n]*\n.*?^[ \t]*```", re.MULTILINE | re.DOTALL)
+INLINE_CODE = re.compile(r"`([^`]+)`")
+
+
+def read(name: str) -> str:
+    """A document of the project, its fenced blocks included."""
+    return (REPO_ROOT / name).read_text(encoding="utf-8")
+
+
+def inline_code(text: str) -> set[str]:
+    """The `code` spans outside fenced blocks, a span wrapped across lines read as one line."""
+    return {" ".join(span.split()) for span in INLINE_CODE.findall(FENCE.sub("", text))}
+
+
+@pytest.mark.parametrize(("english", "chinese"), PAIRS, ids=lambda name: Path(name).name)
+def test_the_chinese_document_has_the_same_sections(english: str, chinese: str) -> None:
+    """Heading for heading, level for level: no section left untranslated or dropped."""
+    assert HEADING.findall(read(chinese)) == HEADING.findall(read(english))
+
+
+@pytest.mark.parametrize(("english", "chinese"), PAIRS, ids=lambda name: Path(name).name)
+def test_the_chinese_document_gives_every_command_of_the_english(
+    english: str, chinese: str
+) -> None:
+    """Every `code` span of the English (commands, files, names) is in the Chinese too."""
+    missing = sorted(inline_code(read(english)) - inline_code(read(chinese)))
+    assert not missing
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese"), [PAIRS[0], PAIRS[2]], ids=lambda name: Path(name).name
+)
+def test_the_code_blocks_are_the_same_in_both_languages(english: str, chinese: str) -> None:
+    """Commands and output samples are not translated: a change to one is a change to both."""
+    assert FENCE.findall(read(chinese)) == FENCE.findall(read(english))
+
+
+@pytest.mark.parametrize(("english", "chinese"), PAIRS, ids=lambda name: Path(name).name)
+def test_each_document_links_the_other_language(english: str, chinese: str) -> None:
+    """A reader who opened the wrong language finds the other one at the top."""
+    head = {name: "\n".join(read(name).splitlines()[:10]) for name in (english, chinese)}
+    assert Path(chinese).name.replace("LEARNER_README", "README") in head[english]
+    assert Path(english).name.replace("LEARNER_README", "README") in head[chinese]
