@@ -126,7 +126,7 @@ def hint_lines(
     lines.append(texts.paragraph(entry[TIER_FIELDS[tier]], indent="  "))
     lines.append("")
     lines.extend(
-        f"  {labels['marker'] if place.marked else labels['place']}: {place}"
+        "  " + labels["marker" if place.marked else "place"].format(place=place)
         for place in places(root, number)
     )
     lines.append("")
