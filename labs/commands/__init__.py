@@ -1,1 +1,21 @@
-"""One module per python -m labs command."""
+"""One module per python -m labs command, and what several of them share."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..i18n import _
+from ..trees import tree_root
+
+
+def learner_tree(name: str) -> Path | None:
+    """The folder of the tree named (starter, solution or a path), or None after saying why not."""
+    root = tree_root(name)
+    if not (root / "__init__.py").is_file():
+        from ..review.texts import message  # the texts load only when there is this to say
+
+        not_a_tree = message("common", "not_a_tree", root=root)
+        print(_("error: {error}").format(error=not_a_tree), file=sys.stderr)
+        return None
+    return root

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..checks import CHECKS
 from ..i18n import _
-from ..trees import tree_root
+from . import learner_tree
 
 CHECK_NUMBERS = [check.number for check in CHECKS]
 
@@ -42,12 +41,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(args: argparse.Namespace) -> int:
     """Print the tier due for this tree; exit 2 when the tree is not there."""
     from ..review.hints import hint_lines, tier_to_show
-    from ..review.texts import message
 
-    root = tree_root(args.tree)
-    if not (root / "__init__.py").is_file():
-        not_a_tree = message("common", "not_a_tree", root=root)
-        print(_("error: {error}").format(error=not_a_tree), file=sys.stderr)
+    root = learner_tree(args.tree)
+    if root is None:
         return 2
     titles = {check.number: _(check.title) for check in CHECKS}
     tier = tier_to_show(root, args.check, args.level)

@@ -7,7 +7,7 @@ import sys
 
 from ..checks import CHECKS
 from ..i18n import _
-from ..trees import tree_root
+from . import learner_tree
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,10 +48,8 @@ def run(args: argparse.Namespace) -> int:
     from ..review.reset import ResetError, reset_check
     from ..review.texts import message
 
-    root = tree_root(args.tree)
-    if not (root / "__init__.py").is_file():
-        not_a_tree = message("common", "not_a_tree", root=root)
-        print(_("error: {error}").format(error=not_a_tree), file=sys.stderr)
+    root = learner_tree(args.tree)
+    if root is None:
         return 2
     try:
         outcome = reset_check(root, args.check, args.revision)

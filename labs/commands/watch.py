@@ -7,9 +7,8 @@ import sys
 import threading
 
 from ..i18n import _
-from ..review.texts import message
-from ..trees import tree_root
 from ..watch import single_keys, watch_tree
+from . import learner_tree
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,10 +43,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(args: argparse.Namespace) -> int:
     """Watch until Ctrl-C; exit 0 then."""
-    root = tree_root(args.tree)
-    if not (root / "__init__.py").is_file():
-        not_a_tree = message("common", "not_a_tree", root=root)
-        print(_("error: {error}").format(error=not_a_tree), file=sys.stderr)
+    root = learner_tree(args.tree)
+    if root is None:
         return 2
     stop = threading.Event()
     with single_keys(sys.stdin):
