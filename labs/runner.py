@@ -191,18 +191,7 @@ def run_checks(
                 continue
             number = check.number if isinstance(check, Check) else None
             outcome = driver.run(check.run, number or 3, check.default_hint)
-            result = CheckResult(
-                key,
-                number,
-                _(check.title),
-                outcome.passed,
-                outcome.duration_ms,
-                outcome.expected,
-                outcome.got,
-                outcome.hint,
-                outcome.events,
-                outcome.test_code,
-            )
+            result = CheckResult(key, number, _(check.title), **vars(outcome))
             results.append(result)
             if on_result is not None:
                 on_result(result)
