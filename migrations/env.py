@@ -28,7 +28,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import NullPool
 
-from labs.catalog import psycopg2_url
+from labs.pg.catalog import psycopg2_url
 
 TREES = ("starter", "solution")
 SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")

@@ -12,7 +12,7 @@ def main() -> int:
     if os.environ.get("SELFTEST") == "1":
         # The lab kit runs the checks and starts this tree in a process of its own,
         # so nothing of the tree is imported here.
-        from labs.selftest import selftest
+        from labs.checking.selftest import selftest
 
         return selftest(Path(__file__).resolve().parent)
     from .gateway import create_app

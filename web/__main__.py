@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from labs.cli import LabArgumentParser, argparse_speaks_lab_language
-from labs.i18n import _
+from labs.term.cli import LabArgumentParser, argparse_speaks_lab_language
+from labs.term.i18n import _
 
 from . import create_app
 from .hosts import ENV_VAR, trusted_from_env

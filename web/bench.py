@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from labs.i18n import N_
-from labs.trees import load_tree
+from labs.term.i18n import N_
+from labs.trees.finding import load_tree
 
 from .demo import DemoExecutor
 from .i18n import Sentence, Verbatim

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from labs.checks import CHECKS
-from labs.extra_checks import EXTRA_CHECKS
-from labs.i18n import N_
+from labs.checking.checks import CHECKS
+from labs.checking.extra import EXTRA_CHECKS
+from labs.term.i18n import N_
 
 from .i18n import Sentence, Verbatim
 from .sequence import Diagram, draw_sequence

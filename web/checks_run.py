@@ -20,8 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from labs.i18n import N_
-from labs.trees import REPO_ROOT
+from labs.term.i18n import N_
+from labs.trees.finding import REPO_ROOT
 
 from .check_rows import FINISHED, CheckRow, ReportTail, build_rows, final_rows
 from .child import Child

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Protocol
 
-from labs.i18n import N_
+from labs.term.i18n import N_
 
 from .i18n import Sentence, Verbatim
 from .journal import Entry, Journal
@@ -24,7 +24,7 @@ class DemoBench(Protocol):
     """What the demo executor uses of a bench: its tree, store, journal and moves."""
 
     name: str
-    tree: Any  # labs.trees.Tree: the worker module is looked up by name
+    tree: Any  # labs.trees.finding.Tree: the worker module is looked up by name
     store: Any  # the tree's store
     journal: Journal
     will_fail: set[str]

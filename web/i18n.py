@@ -18,7 +18,7 @@ from flask_babel import gettext as babel_gettext
 from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
-from labs.i18n import DOMAIN, ENGLISH, LANGUAGES, LOCALE_DIR, normalize
+from labs.term.i18n import DOMAIN, ENGLISH, LANGUAGES, LOCALE_DIR, normalize
 
 # The cookie that keeps a language picked with ?lang= across pages.
 LANG_COOKIE = "lab_lang"
@@ -45,7 +45,7 @@ def page_language() -> str:
 def _(message: str, **values: object) -> str:
     """A message in the page's language, its %(name)s filled from values.
 
-    Not labs.i18n._: that one speaks the process's language, this one the page's
+    Not labs.term.i18n._: that one speaks the process's language, this one the page's
     (English outside a request, as in the demo executor's thread).
     """
     return str(babel_gettext(message, **values))

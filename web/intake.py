@@ -9,7 +9,7 @@ from typing import Any
 
 from flask import Flask
 
-from labs.i18n import N_
+from labs.term.i18n import N_
 
 from .i18n import Sentence, Verbatim
 from .journal import Entry, Journal

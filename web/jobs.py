@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
-from labs.i18n import N_
+from labs.term.i18n import N_
 
 from .i18n import Sentence, _
 

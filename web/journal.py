@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from labs.i18n import N_
+from labs.term.i18n import N_
 
 from .i18n import Sentence, Verbatim
 

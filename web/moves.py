@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from labs.i18n import N_
+from labs.term.i18n import N_
 
 from .i18n import Sentence, Verbatim, _
 from .intake import Intake
@@ -30,7 +30,7 @@ LESSON_ALLOWED: dict[str, list[str]] = {
 class LessonMoves(Intake):
     """The buttons that provoke the lesson: advance, force done -> running, duplicate a seq."""
 
-    tree: Any  # labs.trees.Tree: its modules are looked up by name
+    tree: Any  # labs.trees.finding.Tree: its modules are looked up by name
 
     def move(self, run_id: str, source: str, target: str, actor: str) -> Entry:
         """Ask the store for source -> target and journal what it said."""

@@ -8,7 +8,7 @@ from flask import Flask, abort, render_template, request
 from htmx_flask import request as htmx_request  # type: ignore[import-untyped]
 from werkzeug.exceptions import HTTPException
 
-from labs.i18n import N_
+from labs.term.i18n import N_
 
 from .hosts import refuse_foreign_host
 from .i18n import _, translated

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 
 COMMAND = "python -m web.screenshots"
 MANIFEST = Path("docs/screenshots.json")
@@ -54,13 +54,13 @@ CHECKS = [
     "web/checks_run.py",
     "web/sequence.py",
     "web/views/checks.py",
-    "labs/checks.py",
-    "labs/extra_checks.py",
-    "labs/harness.py",
-    "labs/hints.py",
-    "labs/report.py",
-    "labs/runner.py",
-    "labs/trace.py",
+    "labs/checking/checks.py",
+    "labs/checking/extra.py",
+    "labs/checking/context.py",
+    "labs/checking/hints.py",
+    "labs/checking/report.py",
+    "labs/checking/runner.py",
+    "labs/checking/trace.py",
     "tests/web/test_browser.py",
 ]
 RUNS = [
@@ -95,7 +95,7 @@ SHOTS: dict[str, list[str]] = {
     "checks-zh": [
         *CHECKS,
         *tree("starter"),
-        "labs/i18n.py",
+        "labs/term/i18n.py",
         "web/i18n.py",
         "labs/locale/zh_Hans_CN/LC_MESSAGES/lab.po",
         "tests/web/test_browser_chinese.py",
@@ -114,8 +114,8 @@ SHOTS: dict[str, list[str]] = {
         "web/templates/diff.html",
         "web/templates/partials/diff_hunks.html",
         "web/views/diff.py",
-        "labs/diff.py",
-        "labs/regions.py",
+        "labs/trees/diff.py",
+        "labs/trees/regions.py",
         "tests/web/test_browser.py",
         *tree("starter"),
         *tree("solution"),
@@ -124,7 +124,7 @@ SHOTS: dict[str, list[str]] = {
         "web/templates/database.html",
         "web/templates/partials/database_body.html",
         "web/views/database.py",
-        "labs/catalog.py",
+        "labs/pg/catalog.py",
         "migrations/versions/solution/*.py",
         "solution/shared/schema.py",
         "starter/shared/schema.py",
@@ -134,7 +134,7 @@ SHOTS: dict[str, list[str]] = {
         "web/templates/race.html",
         "web/templates/partials/race_result.html",
         "web/views/race.py",
-        "labs/race.py",
+        "labs/lesson/race.py",
         *POSTGRES,
     ],
 }

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import wcwidth
 
-from labs.columns import wrap
-from labs.i18n import N_
-from labs.trace import LANES
+from labs.checking.trace import LANES
+from labs.term.columns import wrap
+from labs.term.i18n import N_
 
 from .i18n import _
 

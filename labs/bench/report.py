@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import wcwidth
 
-from ..i18n import N_, _
+from labs.term.i18n import N_, _
+
 from .model import BenchReport
 from .stats import Measurement
 

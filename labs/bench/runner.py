@@ -24,9 +24,10 @@ from functools import partial
 
 import psycopg2
 
-from ..i18n import N_, _
-from ..scratchdb import migrate, scratch_database
-from ..trees import REPO_ROOT
+from labs.pg.scratch import migrate, scratch_database
+from labs.term.i18n import N_, _
+from labs.trees.finding import REPO_ROOT
+
 from .agent import SLOW_MESSAGE
 from .cpu import Meter, per_operation, pids_meter, postgres_meter, sample
 from .memory import measure_memory_store

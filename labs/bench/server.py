@@ -16,9 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
-from ..i18n import _
-from ..pgcluster import free_port
-from ..trees import REPO_ROOT
+from labs.pg.cluster import free_port
+from labs.term.i18n import _
+from labs.trees.finding import REPO_ROOT
+
 from .httpclient import HttpConnection
 
 

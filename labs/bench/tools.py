@@ -21,8 +21,9 @@ from pathlib import Path
 from psycopg2.extensions import parse_dsn
 from sqlalchemy.engine import make_url
 
-from ..i18n import _
-from ..pgcluster import find_bindir
+from labs.pg.cluster import find_bindir
+from labs.term.i18n import _
+
 from .stats import Measurement, summarize
 
 # Set to a comma-separated list (e.g. "pgbench,wrk") to act as if those binaries were absent.

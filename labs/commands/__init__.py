@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..i18n import _
-from ..trees import tree_root
+from labs.term.i18n import _
+from labs.trees.finding import tree_root
 
 
 def learner_tree(name: str) -> Path | None:

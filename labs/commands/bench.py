@@ -8,8 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from ..i18n import _
-from ..scratchdb import ScratchDatabaseError
+from labs.pg.scratch import ScratchDatabaseError
+from labs.term.i18n import _
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

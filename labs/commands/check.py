@@ -8,12 +8,12 @@ import os
 import sys
 from pathlib import Path
 
-from ..driver import CHECK_TIMEOUT
-from ..extra_checks import EXTRA_CHECKS
-from ..i18n import _
-from ..report import LivePrinter, ReportLines, write_results
-from ..runner import CheckResult, draw_seed, load_report, unknown_check_keys
-from ..trees import TreeLoadError, find_tree
+from labs.checking.driver import CHECK_TIMEOUT
+from labs.checking.extra import EXTRA_CHECKS
+from labs.checking.report import LivePrinter, ReportLines, write_results
+from labs.checking.runner import CheckResult, draw_seed, load_report, unknown_check_keys
+from labs.term.i18n import _
+from labs.trees.finding import TreeLoadError, find_tree
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

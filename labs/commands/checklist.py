@@ -6,8 +6,9 @@ import argparse
 import os
 import sys
 
-from ..columns import wrap
-from ..i18n import _
+from labs.term.columns import wrap
+from labs.term.i18n import _
+
 from ..review import checklist as day
 from ..review import texts
 

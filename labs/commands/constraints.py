@@ -8,15 +8,15 @@ import sys
 
 import wcwidth
 
-from ..catalog import (
+from labs.pg.catalog import (
     CatalogError,
     constraints_report,
     latest_migration,
     migration_head,
     required_constraints,
 )
-from ..i18n import _
-from ..trees import TREE_NAMES
+from labs.term.i18n import _
+from labs.trees.finding import TREE_NAMES
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

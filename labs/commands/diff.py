@@ -6,10 +6,10 @@ import argparse
 import sys
 from typing import TextIO
 
-from ..checks import CHECKS
-from ..diff import Hunk, tree_diff
-from ..i18n import _
-from ..trees import tree_root
+from labs.checking.checks import CHECKS
+from labs.term.i18n import _
+from labs.trees.diff import Hunk, tree_diff
+from labs.trees.finding import tree_root
 
 COLOURS = {"-": "\033[31m", "+": "\033[32m", "heading": "\033[1m", "where": "\033[36m"}
 RESET = "\033[0m"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..drift import behaviour_drift, tree_drift
-from ..i18n import _
-from ..trees import tree_root
+from labs.term.i18n import _
+from labs.trees.drift import behaviour_drift, tree_drift
+from labs.trees.finding import tree_root
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

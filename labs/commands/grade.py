@@ -10,12 +10,13 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from .. import i18n
+from labs.sandbox.box import machine_isolation, url_needs_network
+from labs.term import i18n
+from labs.term.i18n import _
+
 from ..grading.batch import grade_all
 from ..grading.criteria import Grade
 from ..grading.summary import table_lines, write_csv, write_markdown
-from ..i18n import _
-from ..sandbox import machine_isolation, url_needs_network
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

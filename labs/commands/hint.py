@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..checks import CHECKS
-from ..i18n import _
+from labs.checking.checks import CHECKS
+from labs.term.i18n import _
+
 from . import learner_tree
 
 CHECK_NUMBERS = [check.number for check in CHECKS]

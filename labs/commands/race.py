@@ -10,11 +10,18 @@ from collections.abc import Callable
 import psycopg2
 import wcwidth
 
-from ..catalog import psycopg2_url
-from ..columns import wrap
-from ..i18n import _
-from ..race import MAX_DELAY_MS, MAX_REQUESTS, MIN_REQUESTS, PathOutcome, RaceOutcome, run_race
-from ..scratchdb import ScratchDatabaseError, scratch_database
+from labs.lesson.race import (
+    MAX_DELAY_MS,
+    MAX_REQUESTS,
+    MIN_REQUESTS,
+    PathOutcome,
+    RaceOutcome,
+    run_race,
+)
+from labs.pg.catalog import psycopg2_url
+from labs.pg.scratch import ScratchDatabaseError, scratch_database
+from labs.term.columns import wrap
+from labs.term.i18n import _
 
 # The table's widths in terminal columns: the row labels, then each path's column. A longer
 # translation widens them; a Chinese character takes two columns, so they are measured with

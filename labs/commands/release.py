@@ -16,15 +16,16 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from labs.term.i18n import _
+from labs.trees.finding import REPO_ROOT
+from labs.trees.regions import IGNORED_DIRS, IGNORED_SUFFIXES
+
 from ..grading.classroom import (
     PLACEHOLDER_REF,
     PLACEHOLDER_REPOSITORY,
     WORKFLOW_PATH,
     classroom_workflow,
 )
-from ..i18n import _
-from ..regions import IGNORED_DIRS, IGNORED_SUFFIXES
-from ..trees import REPO_ROOT
 
 MARKER = "SOLUTION" + "("  # spelled in two parts so this file does not carry it
 LEFT_OUT = (
@@ -37,7 +38,7 @@ LEFT_OUT = (
     "labs/INSTRUCTORS.md",
     "labs/LEARNER_README.md",
     "labs/LEARNER_README.zh_CN.md",
-    "labs/diff.py",
+    "labs/trees/diff.py",
     "labs/commands/diff.py",
     "labs/commands/drift.py",
     "web/views/diff.py",

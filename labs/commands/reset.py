@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..checks import CHECKS
-from ..i18n import _
+from labs.checking.checks import CHECKS
+from labs.term.i18n import _
+
 from . import learner_tree
 
 

@@ -8,7 +8,8 @@ from typing import TextIO
 
 import wcwidth
 
-from ..i18n import _
+from labs.term.i18n import _
+
 from ..review import questions
 from ..review.questions import Question
 from ..review.texts import paragraph

@@ -7,9 +7,10 @@ import subprocess
 import sys
 import time
 
-from ..i18n import _
+from labs.term.i18n import _
+from labs.trees.finding import REPO_ROOT, tree_root
+
 from ..review.texts import message
-from ..trees import REPO_ROOT, tree_root
 
 PROGRESS_EVERY = 10.0  # seconds between "still type-checking" lines on a slow (cold) run
 

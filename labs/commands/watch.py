@@ -6,8 +6,9 @@ import argparse
 import sys
 import threading
 
-from ..i18n import _
-from ..watch import single_keys, watch_tree
+from labs.term.i18n import _
+from labs.term.watch import single_keys, watch_tree
+
 from . import learner_tree
 
 

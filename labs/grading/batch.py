@@ -4,7 +4,7 @@ A submission is a directory or a zip holding a copy of the starter tree
 (anywhere inside, with its migrations/ beside it if the learner made one).
 Each is taken in safely (intake.py: no link followed, zips checked before
 they unpack), copied to its own temporary directory and graded there; its
-code runs only in its sandbox (labs/sandbox.py), with a timeout.
+code runs only in its sandbox (labs/sandbox/box.py), with a timeout.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..regions import copy_tree
-from ..trees import SUBPACKAGES
+from labs.trees.finding import SUBPACKAGES
+from labs.trees.regions import copy_tree
+
 from ..untrusted import clean_text
 from .criteria import CRITERIA, Grade, Outcome
 from .grader import Grader, typecheck_trees

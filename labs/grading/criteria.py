@@ -24,7 +24,7 @@ class Criterion:
 
 
 def _check_criteria() -> list[Criterion]:
-    from ..checks import CHECKS
+    from labs.checking.checks import CHECKS
 
     return [
         *(

@@ -12,9 +12,9 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from ..drift import skeleton
-from ..regions import RegionError, read_lines, source_files
-from ..trees import tree_root
+from labs.trees.drift import skeleton
+from labs.trees.finding import tree_root
+from labs.trees.regions import RegionError, read_lines, source_files
 
 # Learners may keep their migrations inside the tree (see migration.py); those are theirs.
 OWN_FOLDERS = ("migrations/",)

@@ -14,9 +14,10 @@ import threading
 import weakref
 from pathlib import Path
 
-from ..regions import copy_tree
-from ..sandbox import Limits, MiB, Sandbox
-from ..trees import REPO_ROOT, tree_root
+from labs.sandbox.box import Limits, MiB, Sandbox
+from labs.trees.finding import REPO_ROOT, tree_root
+from labs.trees.regions import copy_tree
+
 from ..untrusted import clean_text
 from .criteria import CRITERIA, Criterion, Grade, Outcome
 from .edits import edits_outside_regions

@@ -18,7 +18,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..sandbox import MiB
+from labs.sandbox.box import MiB
+
 from ..untrusted import clean_text
 
 MAX_FILES = 2000  # a tree is ~40 files; a class's worth of caches still fits

@@ -1,8 +1,8 @@
 """Running a submission's checks: the driver here, the tree in a sandboxed host.
 
-The checks run in the grader's process through labs.runner.run_checks, which
-never imports the tree: a tree host (labs/host.py) imports it in a sandbox of
-its own (labs/sandbox_launcher.py) and answers requests over pipes. The
+The checks run in the grader's process through labs.checking.runner.run_checks, which
+never imports the tree: a tree host (labs/checking/host.py) imports it in a sandbox of
+its own (labs/sandbox/launcher.py) and answers requests over pipes. The
 verdict is decided from those answers alone (checked against inputs drawn
 fresh from a seed) and, on Postgres, from what the grader's own connection
 reads in the submission's schema. One host serves the six checks of a store;
@@ -16,17 +16,18 @@ import os
 import re
 from pathlib import Path
 
-from ..report import results_v3
-from ..runner import Report, run_checks
-from ..sandbox import url_needs_network
-from ..sandbox_launcher import SandboxedLauncher
+from labs.checking.report import results_v3
+from labs.checking.runner import Report, run_checks
+from labs.sandbox.box import url_needs_network
+from labs.sandbox.launcher import SandboxedLauncher
+
 from ..untrusted import clean_text
 from .criteria import Outcome
 
 CHECK_NUMBERS = range(1, 7)
 COULD_NOT_RUN = "the checks could not run: "
 TIMED_OUT = "still running after"  # the driver's words for a check it stopped
-# The name labs.trees gives a tree imported by path; learners know their files as shared/...
+# The name labs.trees.finding gives a tree imported by path; learners know their files as shared/...
 SYNTHETIC_PACKAGE = re.compile(r"labtree_[0-9a-f]+\.?")
 
 

@@ -28,8 +28,9 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 import psycopg2
 from psycopg2 import sql
 
-from ..sandbox import Sandbox
-from ..trees import REPO_ROOT
+from labs.sandbox.box import Sandbox
+from labs.trees.finding import REPO_ROOT
+
 from .isolate import needs_network
 
 ERROR_LINE = re.compile(r"\w+(Error|Exception)\b")

@@ -154,7 +154,8 @@ def pytest_configure(config: pytest.Config) -> None:
     tree = config.getoption("lab_tree", None)
     if not tree:
         return
-    from .. import i18n
+    from labs.term import i18n
+
     from .criteria import Grade
     from .grader import Grader
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from ..regions import RegionError, copy_tree, parse_regions, read_lines, regions_by_file
-from ..trees import tree_root
+from labs.trees.finding import tree_root
+from labs.trees.regions import RegionError, copy_tree, parse_regions, read_lines, regions_by_file
+
 from .edits import OWN_FOLDERS
 
 

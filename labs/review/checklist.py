@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..i18n import _
-from ..trees import REPO_ROOT
+from labs.term.i18n import _
+from labs.trees.finding import REPO_ROOT
+
 from . import questions, state, texts
 
 OK, NO, UNKNOWN = "ok", "no", "unknown"
@@ -155,7 +156,7 @@ def tree_name(settings: Settings) -> str:
 
 def verify_migration(settings: Settings) -> Verification:
     """Is there a migration file for the tree, and (with a database) is it applied?"""
-    from ..catalog import CatalogError, latest_migration, migration_head
+    from labs.pg.catalog import CatalogError, latest_migration, migration_head
 
     tree = tree_name(settings)
     try:
@@ -183,7 +184,7 @@ def verify_migration(settings: Settings) -> Verification:
 
 def verify_constraints(settings: Settings) -> Verification:
     """Does Postgres's own catalog hold both unique constraints the lab needs?"""
-    from ..catalog import CatalogError, constraints_report, required_constraints
+    from labs.pg.catalog import CatalogError, constraints_report, required_constraints
 
     if not settings.database_url:
         return Verification("constraints", UNKNOWN, phrase("constraints", "no_database"))

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..regions import OPENER, source_files
-from ..trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
+from labs.trees.regions import OPENER, source_files
+
 from . import state, texts
 
 TIERS = (1, 2, 3)

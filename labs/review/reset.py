@@ -17,8 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..regions import Region, RegionError, parse_regions, read_lines, source_files
-from ..trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
+from labs.trees.regions import Region, RegionError, parse_regions, read_lines, source_files
+
 from . import state
 from .texts import message
 

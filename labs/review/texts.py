@@ -15,7 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ..columns import wrap
+from labs.term.columns import wrap
 
 HERE = Path(__file__).resolve().parent
 ENGLISH = "en"
@@ -26,11 +26,11 @@ REQUEST_LANGUAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 
 
 def current_language() -> str:
-    """The request's language in the dashboard, else the process's (labs.i18n's choice)."""
+    """The request's language in the dashboard, else the process's (labs.term.i18n's choice)."""
     if REQUEST_LANGUAGE.get():
         return str(REQUEST_LANGUAGE.get())
     try:
-        from labs.i18n import current  # type: ignore[import-not-found,unused-ignore]
+        from labs.term.i18n import current  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return ENGLISH
     return str(current())

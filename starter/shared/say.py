@@ -15,7 +15,7 @@ from __future__ import annotations
 def _(message: str) -> str:
     """The message in the reader's language, or as written when the lab kit is absent."""
     try:
-        from labs.i18n import _ as translate
+        from labs.term.i18n import _ as translate
     except ImportError:  # deployed on its own, without the lab kit beside it
         return message
     return translate(message)

@@ -19,17 +19,17 @@ from pathlib import Path
 import pytest
 import wcwidth
 
-from labs import i18n
-from labs.checks import CHECKS
-from labs.cli import COMMAND_MODULES, build_parser, main
+from labs.checking.checks import CHECKS
+from labs.checking.selftest import selftest
 from labs.commands import diff, drift, release, review, typecheck
-from labs.diff import tree_diff
 from labs.grading.classroom import PLACEHOLDER_REPOSITORY
 from labs.grading.criteria import Outcome
 from labs.review import questions
-from labs.selftest import selftest
-from labs.trees import REPO_ROOT, tree_root
-from labs.watch import summary_lines
+from labs.term import i18n
+from labs.term.cli import COMMAND_MODULES, build_parser, main
+from labs.term.watch import summary_lines
+from labs.trees.diff import tree_diff
+from labs.trees.finding import REPO_ROOT, tree_root
 from tests.support.english import english_runs
 
 PROG = "python -m labs"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from labs.cli import main
-from labs.extra_checks import EXTRA_CHECKS
-from labs.trees import REPO_ROOT, TreeLoadError, load_tree
+from labs.checking.extra import EXTRA_CHECKS
+from labs.term.cli import main
+from labs.trees.finding import REPO_ROOT, TreeLoadError, load_tree
 
 EXTRA_KEYS = [check.key for check in EXTRA_CHECKS]
 

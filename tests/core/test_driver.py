@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from labs.driver import Driver
-from labs.harness import Refused
-from labs.launch import ExecLauncher, ForkLauncher, HostSpec
-from labs.runner import run_checks
-from labs.trees import REPO_ROOT, find_tree
+from labs.checking.context import Refused
+from labs.checking.driver import Driver
+from labs.checking.launch import ExecLauncher, ForkLauncher, HostSpec
+from labs.checking.runner import run_checks
+from labs.trees.finding import REPO_ROOT, find_tree
 
 FINAL_LINE = "{} passed, {} failed"
 
@@ -51,7 +51,7 @@ def test_the_driver_never_imports_the_tree_it_checks(tmp_path: Path) -> None:
     copy = copy_tree("solution", tmp_path / "mine")
     script = (
         "import sys\n"
-        "from labs.runner import load_report\n"
+        "from labs.checking.runner import load_report\n"
         f"report = load_report({str(copy)!r})\n"
         "report2 = load_report('starter')\n"
         "loaded = [m for m in sys.modules if m.split('.')[0].startswith(('labtree_', 'starter'))]\n"
@@ -172,7 +172,7 @@ def test_lab_seed_in_the_environment_picks_the_seed_of_selftest() -> None:
 
 @pytest.mark.parametrize("launcher", [ForkLauncher(), ExecLauncher()], ids=["fork", "exec"])
 def test_both_launchers_give_the_starter_and_the_solution_their_verdicts(launcher: object) -> None:
-    """The forked host and the exec'd `python -m labs.host` agree: 1, 2, 6 for the starter."""
+    """The forked host and the exec'd `python -m labs.checking.host` agree: 1, 2, 6 (starter)."""
     starter = run_checks("starter", launcher=launcher, seed=3)  # type: ignore[arg-type]
     solution = run_checks("solution", launcher=launcher, seed=3)  # type: ignore[arg-type]
     assert verdicts(starter.results) == {1: True, 2: True, 3: False, 4: False, 5: False, 6: True}
@@ -194,14 +194,14 @@ def test_the_host_refuses_an_unknown_operation_with_a_typed_error() -> None:
 
 
 def test_the_exec_command_line_is_the_documented_one() -> None:
-    """host_command builds `python -m labs.host --tree ... --requests-fd N --answers-fd M`."""
-    from labs.launch import host_command
+    """host_command builds `python -m labs.checking.host --tree ... --requests-fd N ...`."""
+    from labs.checking.launch import host_command
 
     spec = HostSpec(Path("/t"), "postgres", "postgresql://x/y", "s", "labtree_1")
     assert host_command(spec, 5, 6, "py") == [
         "py",
         "-m",
-        "labs.host",
+        "labs.checking.host",
         "--tree",
         "/t",
         "--store",

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 
 
 def run_module(module: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

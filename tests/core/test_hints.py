@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from labs.checks import CHECKS
-from labs.regions import copy_tree, regions_in
+from labs.checking.checks import CHECKS
 from labs.review import hints, state
-from labs.trees import REPO_ROOT, tree_root
+from labs.trees.finding import REPO_ROOT, tree_root
+from labs.trees.regions import copy_tree, regions_in
 
 TITLES = {check.number: check.title for check in CHECKS}
 MARKED = [3, 4, 5]  # the checks the starter fails, each with TODO regions

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 
 # Each document a learner reads, and its Simplified Chinese version.
 PAIRS = [

@@ -17,15 +17,15 @@ from typing import Any
 import pytest
 import wcwidth
 
-from labs import i18n
 from labs.bench.memory import MemoryCost
 from labs.bench.model import BenchReport
 from labs.bench.report import format_report
 from labs.bench.stats import Measurement
-from labs.cli import build_parser
 from labs.commands.race import database_problem, format_outcome, within, wrapped
-from labs.i18n import _
-from labs.race import GUARDED, NAIVE, PathOutcome, RaceOutcome
+from labs.lesson.race import GUARDED, NAIVE, PathOutcome, RaceOutcome
+from labs.term import i18n
+from labs.term.cli import build_parser
+from labs.term.i18n import _
 from tests.support.english import english_runs
 
 
@@ -150,7 +150,7 @@ def test_the_race_errors_speak_chinese(speak: None) -> None:
 
 @pytest.mark.parametrize("command", ["race", "bench"])
 def test_the_help_of_race_and_bench_speaks_chinese(speak: None, command: str) -> None:
-    """The description and every option's help (argparse's own -h belongs to labs.cli)."""
+    """The description and every option's help (argparse's own -h belongs to labs.term.cli)."""
     for language, english_left in ((i18n.CHINESE, False), (i18n.ENGLISH, True)):
         i18n.use(language)
         parser = subparser(build_parser(), command)

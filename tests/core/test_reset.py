@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from labs.regions import apply_solution, copy_tree, regions_in, source_files
 from labs.review.reset import ResetError, reset_check
-from labs.trees import REPO_ROOT, tree_root
+from labs.trees.finding import REPO_ROOT, tree_root
+from labs.trees.regions import apply_solution, copy_tree, regions_in, source_files
 
 STARTER = tree_root("starter")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from labs.review import checklist, questions, state
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 from tests.postgres import conftest as postgres
 from tests.postgres.conftest import migrate, unfixed_starter_migration
 from tests.support.pgcluster import TempCluster

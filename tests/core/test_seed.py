@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 from tests.postgres.conftest import migrate, run_lab, unfixed_starter_migration
 from tests.support.english import english_runs
 from tests.support.pgcluster import TempCluster

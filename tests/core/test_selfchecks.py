@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from labs.extra_checks import EXTRA_CHECKS
-from labs.trees import REPO_ROOT
+from labs.checking.extra import EXTRA_CHECKS
+from labs.trees.finding import REPO_ROOT
 
 CHECK_LINE = re.compile(r"^  (\d) (?:✓ PASS|✗ FAIL|PASS|FAIL)")
 HINT_LINE = re.compile(r"hint:\s+(\S+):(\d+)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 
 
 def run(*command: str) -> subprocess.CompletedProcess[str]:

@@ -10,7 +10,7 @@ import pytest
 import wcwidth
 
 from labs.review import texts
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 
 FOLDER = REPO_ROOT / "labs" / "review"
 CHINESE_FILES = sorted(FOLDER.glob("*.zh_CN.toml"))

@@ -11,7 +11,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
-from labs.i18n import (
+from labs.term.i18n import (
     CATALOGS,
     CHINESE,
     DOMAIN,

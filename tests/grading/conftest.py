@@ -11,8 +11,8 @@ import pytest
 from labs.grading.batch import grade_all
 from labs.grading.criteria import TYPECHECK_POINTS, Grade
 from labs.grading.grader import Grader
-from labs.pgcluster import TempCluster
-from labs.trees import tree_root
+from labs.pg.cluster import TempCluster
+from labs.trees.finding import tree_root
 from tests.grading import submissions as make
 
 # Short, so the endless loops cost little, yet room for a loaded machine: a healthy tree's

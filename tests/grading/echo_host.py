@@ -1,4 +1,4 @@
-"""A stand-in tree host for the sandbox's launcher tests: `python -m labs.host`'s command line.
+"""A stand-in tree host for the sandbox's launcher tests: `python -m labs.checking.host`.
 
 It answers each JSON request line with what it can see of its own process
 (its uid, its environment, whether it reaches the network), and on request

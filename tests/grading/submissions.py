@@ -6,8 +6,8 @@ import re
 import zipfile
 from pathlib import Path
 
-from labs.regions import apply_solution, copy_tree
-from labs.trees import tree_root
+from labs.trees.finding import tree_root
+from labs.trees.regions import apply_solution, copy_tree
 
 # A learner's migration as autogenerate writes it, cut down to the two constraints.
 MIGRATION = '''"""learner's tables"""
@@ -152,7 +152,7 @@ _os._exit(0)
 """
 
 KIT_CLASS_PATCH = """
-import labs.runner as _kit
+import labs.checking.runner as _kit
 _kit.CheckResult.passed = property(lambda self: True, lambda self, value: None)
 """
 

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from labs.pgcluster import Autocommit, free_port
-from labs.trees import REPO_ROOT
+from labs.pg.cluster import Autocommit, free_port
+from labs.trees.finding import REPO_ROOT
 
 REFERENCE = next((REPO_ROOT / "migrations" / "versions" / "solution").glob("0001_*.py"))
 ADD_THE_KEY = '''"""add the unique key, after rows were stored without it"""

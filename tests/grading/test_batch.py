@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from labs.grading.criteria import MEMORY_POINTS, MIGRATION_POINTS, Grade
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 
 
 def memory_results(grade: Grade) -> dict[int, str]:

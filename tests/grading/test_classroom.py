@@ -22,7 +22,7 @@ from labs.grading.classroom import (
     step_id,
 )
 from labs.grading.criteria import CRITERIA
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 from tests.grading import submissions as make
 from tests.grading.mistakes import migrations as variant
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from labs.diff import tree_diff
-from labs.regions import read_lines
-from labs.trees import REPO_ROOT, tree_root
+from labs.trees.diff import tree_diff
+from labs.trees.finding import REPO_ROOT, tree_root
+from labs.trees.regions import read_lines
 
 
 def labs_command(*args: str) -> subprocess.CompletedProcess[str]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from labs.drift import behaviour_drift, tree_drift
-from labs.trees import REPO_ROOT, tree_root
+from labs.trees.drift import behaviour_drift, tree_drift
+from labs.trees.finding import REPO_ROOT, tree_root
 
 
 @pytest.fixture

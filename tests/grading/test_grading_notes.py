@@ -15,15 +15,15 @@ from labs.grading.isolate import check_outcomes
 from labs.grading.notes import NEEDS_REVIEW, needs_review
 from labs.grading.results import results_json
 from labs.grading.summary import table_lines, write_csv
-from labs.regions import copy_tree, regions_in
-from labs.trees import REPO_ROOT, tree_root
+from labs.trees.finding import REPO_ROOT, tree_root
+from labs.trees.regions import copy_tree, regions_in
 from tests.grading import submissions as make
 
 # What a learner could put in the tree's __init__.py to pass every check without solving any:
 # it rewrites the lab kit's runner and checks, but only the copy in its own host's process.
 FULL_MARKS_PATCH = """
-import labs.checks as _checks
-import labs.runner as _runner
+import labs.checking.checks as _checks
+import labs.checking.runner as _runner
 
 for _check in _checks.CHECKS:
     try:
@@ -91,7 +91,8 @@ def test_a_check_rewritten_from_inside_a_region_changes_no_verdict(tmp_path: Pat
     make.replace_in(
         tree / "shared" / "states.py",
         r"(# TODO\(check 4\).*?\n)",
-        r"\1import labs.checks as _c\n_c.CHECKS[3].run.__code__ = (lambda ctx: None).__code__\n",
+        r"\1import labs.checking.checks as _c\n"
+        r"_c.CHECKS[3].run.__code__ = (lambda ctx: None).__code__\n",
     )
     assert edits_outside_regions(tree) == []  # inside a region: only grading can see it
     outcomes = check_outcomes(tree, timeout=20.0)

@@ -9,12 +9,12 @@ import psycopg2
 import pytest
 from sqlalchemy import create_engine, text
 
+from labs.checking.runner import run_checks
 from labs.grading.criteria import CRITERIA, Criterion, Outcome
 from labs.grading.edits import edits_outside_regions
 from labs.grading.grader import Grader
 from labs.grading.migration import judge_migration
-from labs.runner import run_checks
-from labs.trees import load_tree
+from labs.trees.finding import load_tree
 from tests.grading.mistakes.catalogue import CATALOGUE, Answer, build
 
 CHECKS = range(1, 7)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from labs.grading.criteria import CRITERIA, MEMORY_POINTS, MIGRATION_POINTS
-from labs.trees import REPO_ROOT, tree_root
+from labs.trees.finding import REPO_ROOT, tree_root
 from tests.grading import submissions as make
 
 MEMORY = ",".join(f"memory-{n}" for n in range(1, 7))

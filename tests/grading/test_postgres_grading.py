@@ -18,9 +18,9 @@ from labs.grading.on_postgres import (
     grading_schema,
     over_socket,
 )
-from labs.pgcluster import TempCluster
-from labs.sandbox import run_sandboxed
-from labs.trees import REPO_ROOT
+from labs.pg.cluster import TempCluster
+from labs.sandbox.box import run_sandboxed
+from labs.trees.finding import REPO_ROOT
 from tests.grading import submissions as make
 
 REFERENCE = next((REPO_ROOT / "migrations" / "versions" / "solution").glob("0001_*.py"))

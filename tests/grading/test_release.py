@@ -14,7 +14,7 @@ import yaml
 
 from labs.commands.release import ReleaseError, write_release
 from labs.grading.classroom import WORKFLOW_PATH
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 from tests.grading import submissions as make
 from tests.grading.mistakes import migrations as variant
 from web.lesson import LESSON_ALLOWED_STATUSES

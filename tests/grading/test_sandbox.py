@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from labs.checking.launch import HostSpec
 from labs.grading.intake import MAX_BYTES, BrokenSubmission, take_in
-from labs.launch import HostSpec
-from labs.sandbox import (
+from labs.sandbox.box import (
     UID_BASE,
     Limits,
     Sandbox,
@@ -24,7 +24,7 @@ from labs.sandbox import (
     processes_of,
     run_sandboxed,
 )
-from labs.sandbox_launcher import SandboxedLauncher
+from labs.sandbox.launcher import SandboxedLauncher
 from labs.untrusted import clean_text
 
 ROOT = os.geteuid() == 0

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from labs.grading.criteria import Outcome
-from labs.regions import copy_tree
-from labs.trees import REPO_ROOT, tree_root
-from labs.watch import summary_lines, watch_tree, with_folders
+from labs.term.watch import summary_lines, watch_tree, with_folders
+from labs.trees.finding import REPO_ROOT, tree_root
+from labs.trees.regions import copy_tree
 
 
 def fake_outcomes(passing: int) -> dict[int, Outcome]:
@@ -209,7 +209,7 @@ def test_keys_arrive_without_enter_only_on_a_terminal_and_the_terminal_is_restor
     """On a terminal, cbreak mode while watching and the old mode after; a pipe is left alone."""
     import termios
 
-    from labs.watch import single_keys
+    from labs.term.watch import single_keys
 
     main, secondary = os.openpty()
     try:

@@ -15,7 +15,7 @@ import pytest
 from alembic import command
 from alembic.config import Config
 
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 from tests.support.pgcluster import TempCluster
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from labs.pgcluster import Autocommit
+from labs.pg.cluster import Autocommit
 from tests.support.pgcluster import TempCluster
 
 NOT_ROOT = "a second OS user can only be created as root (CI runs as root)"

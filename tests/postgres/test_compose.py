@@ -16,8 +16,8 @@ import pytest
 import yaml
 from sqlalchemy.engine import make_url
 
-from labs.pgcluster import Autocommit
-from labs.trees import REPO_ROOT
+from labs.pg.cluster import Autocommit
+from labs.trees.finding import REPO_ROOT
 from tests.support.pgcluster import TempCluster
 
 APP_SERVICES = ("gateway", "worker", "dashboard")

@@ -12,7 +12,7 @@ from alembic.util import CommandError
 from sqlalchemy import create_engine
 from sqlalchemy.pool import NullPool
 
-from labs.catalog import (
+from labs.pg.catalog import (
     constraints_report,
     latest_migration,
     migration_head,

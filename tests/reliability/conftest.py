@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from labs.bench.server import GatewayServer
-from labs.pgcluster import Autocommit, TempCluster
-from labs.scratchdb import migrate
+from labs.pg.cluster import Autocommit, TempCluster
+from labs.pg.scratch import migrate
 
 GATEWAY = "solution.gateway.wsgi:app"
 

@@ -17,7 +17,7 @@ from labs.bench.runner import FLOOR_APP, _load, http_part, raw_sql_part, run_ben
 from labs.bench.server import GatewayServer
 from labs.bench.stats import Measurement, percentile
 from labs.bench.tools import WITHOUT_ENV, find_tool, libpq_environment
-from labs.pgcluster import TempCluster
+from labs.pg.cluster import TempCluster
 from tests.reliability.conftest import GATEWAY, scalar
 
 QUICK = BenchSettings(quick=True)

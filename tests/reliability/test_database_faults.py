@@ -12,7 +12,7 @@ import pytest
 
 from labs.bench.httpclient import Answer
 from labs.bench.server import GatewayServer
-from labs.scratchdb import migrate
+from labs.pg.scratch import migrate
 from tests.reliability.conftest import GATEWAY
 from tests.support.pgcluster import TempCluster
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import event
 
-from labs.pgcluster import Autocommit
+from labs.pg.cluster import Autocommit
 from solution.infra import sql_database
 from solution.infra.sql import SqlStore
 from tests.reliability.conftest import scalar

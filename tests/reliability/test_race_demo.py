@@ -9,9 +9,9 @@ import uuid
 
 import pytest
 
-from labs.pgcluster import Autocommit, free_port
-from labs.race import run_race
-from labs.trees import REPO_ROOT
+from labs.lesson.race import run_race
+from labs.pg.cluster import Autocommit, free_port
+from labs.trees.finding import REPO_ROOT
 
 
 def race_command(*args: str) -> subprocess.CompletedProcess[str]:

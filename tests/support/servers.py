@@ -27,8 +27,8 @@ from string import Template
 from types import TracebackType
 from typing import Self
 
-from labs.pgcluster import free_port
-from labs.trees import REPO_ROOT
+from labs.pg.cluster import free_port
+from labs.trees.finding import REPO_ROOT
 
 NGINX = Path("/usr/sbin/nginx")
 GUNICORN_CONFIG = REPO_ROOT / "deploy" / "gunicorn.conf.py"

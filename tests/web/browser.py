@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from werkzeug.serving import make_server
 
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 from web import create_app
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))

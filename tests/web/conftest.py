@@ -13,8 +13,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from labs.catalog import latest_migration
-from labs.trees import REPO_ROOT
+from labs.pg.catalog import latest_migration
+from labs.trees.finding import REPO_ROOT
 from tests.postgres.conftest import clone_database, migrate, unfixed_starter_migration
 from tests.support.pgcluster import TempCluster
 from web import create_app

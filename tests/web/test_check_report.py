@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from labs.checks import CHECKS
-from labs.extra_checks import EXTRA_CHECKS
-from labs.trees import REPO_ROOT
+from labs.checking.checks import CHECKS
+from labs.checking.extra import EXTRA_CHECKS
+from labs.trees.finding import REPO_ROOT
 
 
 def check(tmp_path: Path, *extra: str) -> tuple[str, list[dict[str, object]]]:

@@ -11,9 +11,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from labs.checks import CHECKS
-from labs.extra_checks import EXTRA_CHECKS
-from labs.trees import REPO_ROOT
+from labs.checking.checks import CHECKS
+from labs.checking.extra import EXTRA_CHECKS
+from labs.trees.finding import REPO_ROOT
 
 from .conftest import make_app
 from .pages import HTMX, check_statuses, failing_checks, finished_checks, form_error

@@ -9,7 +9,7 @@ import psycopg2
 import pytest
 from flask.testing import FlaskClient
 
-from labs.catalog import constraints_report, latest_migration
+from labs.pg.catalog import constraints_report, latest_migration
 from tests.postgres.conftest import migrate
 from tests.support.pgcluster import TempCluster
 

@@ -16,7 +16,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from labs.pgcluster import Autocommit, TempCluster
+from labs.pg.cluster import Autocommit, TempCluster
 from tests.postgres.conftest import migrate
 
 from .conftest import make_app

@@ -7,7 +7,7 @@ import re
 import pytest
 from flask.testing import FlaskClient
 
-from labs.diff import tree_diff
+from labs.trees.diff import tree_diff
 
 from .conftest import make_app
 from .pages import HTMX

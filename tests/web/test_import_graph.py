@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 
 WEB = REPO_ROOT / "web"
 

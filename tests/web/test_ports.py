@@ -7,7 +7,7 @@ import re
 import pytest
 from flask.testing import FlaskClient
 
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 
 from .pages import HTMX
 

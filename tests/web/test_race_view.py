@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from flask.testing import FlaskClient
 
-from labs.race import GUARDED, NAIVE, run_race
+from labs.lesson.race import GUARDED, NAIVE, run_race
 
 from .conftest import make_app
 from .pages import HTMX, form_error

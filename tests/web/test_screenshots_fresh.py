@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 from web import screenshots
 from web.screenshots import COMMAND, MANIFEST, SHOTS, manifest, picture, stale
 

@@ -10,7 +10,7 @@ import pytest
 import wcwidth
 from flask import Flask
 
-from labs.trace import LANES
+from labs.checking.trace import LANES
 from web.sequence import TAGS, WIDTH, draw_sequence, text_width
 
 REASONS = [

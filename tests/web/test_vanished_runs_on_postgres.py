@@ -15,7 +15,7 @@ import pytest
 from alembic import command
 from flask.testing import FlaskClient
 
-from labs.pgcluster import Autocommit
+from labs.pg.cluster import Autocommit
 from tests.postgres.conftest import alembic_config, migrate
 
 from .pages import HTMX, form_error, run_ids, send

@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
-from labs.i18n import N_
+from labs.term.i18n import N_
 
 from ..checks_run import start_checks
 from ..i18n import Sentence, _, page_language

@@ -1,6 +1,6 @@
 """The database view (Postgres only): per tree, what the catalog holds and which migration.
 
-Everything shown comes from labs/catalog.py, the same reading the
+Everything shown comes from labs/pg/catalog.py, the same reading the
 `python -m labs constraints` command prints, so the page and the command
 never disagree.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from labs.catalog import (
+from labs.pg.catalog import (
     CatalogEntry,
     CatalogError,
     Requirement,
@@ -21,14 +21,14 @@ from labs.catalog import (
     migration_head,
     required_constraints,
 )
-from labs.i18n import N_
-from labs.trees import load_tree
+from labs.term.i18n import N_
+from labs.trees.finding import load_tree
 
 from ..lab import lab
 from ..render import render_view
 
 bp = Blueprint("database", __name__, url_prefix="/database")
-# The kinds labs/catalog.py gives an entry, marked so the page can show them translated.
+# The kinds labs/pg/catalog.py gives an entry, marked so the page can show them translated.
 ENTRY_KINDS = (
     N_("primary key"),
     N_("unique constraint"),

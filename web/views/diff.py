@@ -6,8 +6,8 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from labs.checks import CHECKS
-from labs.i18n import N_
+from labs.checking.checks import CHECKS
+from labs.term.i18n import N_
 
 from ..i18n import Sentence, Verbatim, _, translated
 from ..lab import lab
@@ -21,8 +21,8 @@ def diff_context() -> dict[str, Any]:
     """The hunks grouped by check, or the reason there are none."""
     trees = lab().trees
     try:
-        from labs.diff import tree_diff
-        from labs.trees import tree_root
+        from labs.trees.diff import tree_diff
+        from labs.trees.finding import tree_root
 
         by_check = tree_diff(tree_root(trees["starter"]), tree_root(trees["solution"]))
     except Exception as error:  # a tree mid-edit may not parse; say so instead of failing

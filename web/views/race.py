@@ -1,6 +1,6 @@
 """The race view (Postgres only): check-then-insert against the unique constraint, side by side.
 
-The button calls labs.race.run_race, the same code `python -m labs race`
+The button calls labs.lesson.race.run_race, the same code `python -m labs race`
 runs, so the page and the command always tell the same story.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 import psycopg2
 from flask import Blueprint, Response
 
-from labs.catalog import psycopg2_url
-from labs.i18n import N_
-from labs.race import PathOutcome, RaceOutcome, run_race
+from labs.lesson.race import PathOutcome, RaceOutcome, run_race
+from labs.pg.catalog import psycopg2_url
+from labs.term.i18n import N_
 
 from .. import forms
 from ..i18n import Sentence

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labs.regions import parse_regions, read_lines
+from labs.trees.regions import parse_regions, read_lines
 from tests.grading import submissions as make
 from tests.grading.mistakes import migrations as variant
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from labs.trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 
 REFERENCE = next((REPO_ROOT / "migrations" / "versions" / "solution").glob("0001_*.py"))
 RUNS_KEY = 'sa.UniqueConstraint("idempotency_key", name="runs_idempotency_key_key"),'

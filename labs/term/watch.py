@@ -23,12 +23,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
-from .checks import CHECKS
-from .grading.criteria import Outcome
-from .grading.isolate import check_outcomes
+from labs.checking.checks import CHECKS
+from labs.grading.criteria import Outcome
+from labs.grading.isolate import check_outcomes
+from labs.review.texts import message
+from labs.trees.regions import IGNORED_DIRS, source_files
+
 from .i18n import N_, _
-from .regions import IGNORED_DIRS, source_files
-from .review.texts import message
 
 Snapshot = dict[str, tuple[float, int]]
 
@@ -188,7 +189,7 @@ def single_keys(stream: TextIO) -> Iterator[None]:
 
 def next_hint(root: Path, outcomes: dict[int, Outcome]) -> list[str]:
     """The next tier of hints for the first failing check, or a word that none is needed."""
-    from .review.hints import hint_lines, tier_to_show
+    from labs.review.hints import hint_lines, tier_to_show
 
     failing = [n for n in sorted(outcomes) if not outcomes[n].passed]
     if not failing:

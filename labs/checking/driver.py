@@ -20,9 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .harness import CheckContext, CheckFailed, Refused
+from labs.term.i18n import _
+from labs.trees.finding import Tree
+
+from .context import CheckContext, CheckFailed, Refused
 from .hints import Hint, hint_for
-from .i18n import _
 from .launch import (
     HostError,
     HostGone,
@@ -35,7 +37,6 @@ from .launch import (
     host_spec,
 )
 from .trace import Event, clean, events_from
-from .trees import Tree
 
 CHECK_TIMEOUT = 10.0  # seconds a check may take before it counts as hung
 START_TIMEOUT = 60.0  # seconds a host may take to import the tree
@@ -120,7 +121,7 @@ class Database:
         import psycopg2
         from sqlalchemy.engine import make_url
 
-        from .catalog import psycopg2_url
+        from labs.pg.catalog import psycopg2_url
 
         plain_url = make_url(psycopg2_url(url)).set(drivername="postgresql")
         self.connection = psycopg2.connect(plain_url.render_as_string(hide_password=False))

@@ -13,7 +13,9 @@ import contextlib
 import time
 from typing import Any
 
-from .harness import (
+from labs.term.i18n import N_, _
+
+from .context import (
     CHECKS,
     Check,
     CheckContext,
@@ -25,7 +27,6 @@ from .harness import (
     store_call,
 )
 from .hints import Hint
-from .i18n import N_, _
 
 __all__ = ["CHECKS", "LESSON_MOVES", "Check", "CheckContext", "CheckFailed", "expect"]
 

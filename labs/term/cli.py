@@ -37,7 +37,7 @@ COMMAND_MODULES = [
 
 # argparse's own words, as Python 3.11's Lib/argparse.py spells them. argparse looks each one
 # up through the module-level `_` and `ngettext` it imported from gettext;
-# argparse_speaks_lab_language() points those two names at labs.i18n, so the lab's catalog
+# argparse_speaks_lab_language() points those two names at labs.term.i18n, so the lab's catalog
 # translates them. Listing them here with N_() keeps them in the catalog when the messages are
 # extracted. Left out: the errors a programmer meets while building a parser (conflicting
 # option strings and the like), which a learner never sees, and argparse's one plural

@@ -50,10 +50,11 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from labs.trees.finding import Tree, TreeLoadError, import_tree, package_for
+
 from .launch import HostSpec
 from .tidy import RunRecorder
 from .trace import Trace, TracingClient, TracingStore
-from .trees import Tree, TreeLoadError, import_tree, package_for
 
 STORE_METHODS = frozenset(
     {
@@ -330,8 +331,8 @@ def _write(stream: BinaryIO, message: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """python -m labs.host: the exec'd form of the host (see launch.py)."""
-    parser = argparse.ArgumentParser(prog="python -m labs.host")
+    """python -m labs.checking.host: the exec'd form of the host (see launch.py)."""
+    parser = argparse.ArgumentParser(prog="python -m labs.checking.host")
     parser.add_argument("--tree", required=True, type=Path)
     parser.add_argument("--store", choices=["memory", "postgres"], default="memory")
     parser.add_argument("--package", default="")

@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
-from .trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
 
 TABLES = ("sessions", "runs", "messages")
 SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")

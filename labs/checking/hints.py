@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .trees import Tree
+from labs.trees.finding import Tree
 
 MARKER = re.compile(r"#\s*(TODO|SOLUTION)\(check (\d)\):?\s*(.*)")
 

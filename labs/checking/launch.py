@@ -1,7 +1,7 @@
 """Starting a tree host: the child process that imports a learner's tree and answers the driver.
 
 The API, for launchers of every kind (the local one here, a sandboxed one in
-labs/sandbox.py):
+labs/sandbox/box.py):
 
     HostSpec(tree: Path, store: "memory" | "postgres", database_url: str | None,
              schema: str | None, package: str)          frozen, hashable
@@ -38,16 +38,16 @@ labs/sandbox.py):
     ExecLauncher(python=sys.executable, prefix=(), env=None, cwd=None,
                  preexec_fn=None, extra_popen={})
         execs `prefix + host_command(spec, requests_fd, answers_fd, python)`,
-        i.e. `python -m labs.host --tree PATH --store S --package NAME
+        i.e. `python -m labs.checking.host --tree PATH --store S --package NAME
         [--database-url URL] [--schema NAME] --requests-fd N --answers-fd M`,
         in a new session (its own process group), stdout and stderr to the
         capped pipe. A sandbox wraps it with `prefix`, `env` (PYTHONPATH gets
         the kit's root prepended), `preexec_fn` (rlimits) and `extra_popen`.
 
-The driver's side: labs.runner.run_checks(tree, store, *, launcher=, seed=,
+The driver's side: labs.checking.runner.run_checks(tree, store, *, launcher=, seed=,
 check_timeout=, database_url=, only=, extra=, on_result=) -> Report.
 
-The protocol itself is described in labs/host.py.
+The protocol itself is described in labs/checking/host.py.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def host_command(
     spec: HostSpec, requests_fd: int, answers_fd: int, python: str = sys.executable
 ) -> list[str]:
     """The command line of an exec'd host."""
-    command = [python, "-m", "labs.host", "--tree", str(spec.tree), "--store", spec.store]
+    command = [python, "-m", "labs.checking.host", "--tree", str(spec.tree), "--store", spec.store]
     if spec.package:
         command += ["--package", spec.package]
     if spec.database_url:
@@ -325,7 +325,7 @@ class ForkLauncher:
 
 @dataclass
 class ExecLauncher:
-    """Exec `python -m labs.host ...` (behind an optional prefix) in a new session."""
+    """Exec `python -m labs.checking.host ...` (behind an optional prefix) in a new session."""
 
     python: str = sys.executable
     prefix: Sequence[str] = ()
@@ -341,7 +341,7 @@ class ExecLauncher:
         output_r, output_w = os.pipe()
         command = [*self.prefix, *host_command(request, requests_r, answers_w, self.python)]
         env = dict(os.environ if self.env is None else self.env)
-        repo = str(Path(__file__).resolve().parent.parent)
+        repo = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         try:
             popen = subprocess.Popen(

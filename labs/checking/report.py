@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .i18n import _
+from labs.term.i18n import _
+
 from .runner import CheckResult, Report
 
 # Exercism truncates a test's output to this many characters; so do we.

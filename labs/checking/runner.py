@@ -9,15 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from labs.term.i18n import _
+from labs.trees.finding import Tree, TreeLoadError, find_tree
+
 from .checks import CHECKS, Check
+from .context import Refused
 from .driver import CHECK_TIMEOUT, START_TIMEOUT, Driver, TreeDoesNotImport
-from .extra_checks import EXTRA_CHECKS, ExtraCheck
-from .harness import Refused
+from .extra import EXTRA_CHECKS, ExtraCheck
 from .hints import Hint
-from .i18n import _
 from .launch import HostError, Launcher
 from .trace import Event, clean
-from .trees import Tree, TreeLoadError, find_tree
 
 
 @dataclass

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 TREE_NAMES = ("starter", "solution")
 SUBPACKAGES = ("shared", "infra", "gateway", "worker")
 

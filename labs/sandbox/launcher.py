@@ -1,10 +1,10 @@
-"""The sandboxed launcher: the tree host (`python -m labs.host ...`) started in a Sandbox.
+"""The sandboxed launcher: the tree host (`python -m labs.checking.host ...`) started in a Sandbox.
 
-It is a labs.launch.Launcher: `launch(spec)` copies `spec.tree` into a new
+It is a labs.checking.launch.Launcher: `launch(spec)` copies `spec.tree` into a new
 sandbox (links left out, readable by the sandbox's user only) and execs the
 host there through the sandbox's trampoline, with three pipes: requests,
 answers, and the host's stdout and stderr, read through a capped buffer.
-The host it returns is a labs.launch.PipeHost whose kill() also kills every
+The host it returns is a labs.checking.launch.PipeHost whose kill() also kills every
 process of the sandbox and removes it.
 
 On Postgres the host may be given other credentials than the driver: the
@@ -21,8 +21,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from .launch import HostProcess, HostSpec, Launcher, PipeHost, host_command
-from .sandbox import Limits, Sandbox, url_needs_network
+from labs.checking.launch import HostProcess, HostSpec, Launcher, PipeHost, host_command
+
+from .box import Limits, Sandbox, url_needs_network
 
 
 class SandboxedHost(PipeHost):
@@ -61,7 +62,7 @@ class SandboxedLauncher:
         self,
         limits: Limits | None = None,
         *,
-        module: str = "labs.host",
+        module: str = "labs.checking.host",
         database_url: str | None = None,
         schema: str | None = None,
     ) -> None:
@@ -90,7 +91,7 @@ class SandboxedLauncher:
         try:
             tree = box.share(Path(spec.tree), Path(spec.tree).name)
             command = host_command(replace(spec, tree=tree), to_host, to_driver, sys.executable)
-            if self.module != "labs.host":
+            if self.module != "labs.checking.host":
                 command[2] = self.module
             env = {"DATABASE_URL": url} if url else {}
             env |= {"DB_SCHEMA": spec.schema} if spec.schema and spec.store == "postgres" else {}
@@ -114,5 +115,5 @@ class SandboxedLauncher:
 
 
 def _fits(launcher: SandboxedLauncher) -> Launcher:
-    """Never called: mypy proves here that SandboxedLauncher is a labs.launch.Launcher."""
+    """Never called: mypy proves here that SandboxedLauncher is a labs.checking.launch.Launcher."""
     return launcher

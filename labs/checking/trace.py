@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
-from .i18n import _
+from labs.term.i18n import _
 
 LANES = ("client", "gateway", "store", "worker")
 

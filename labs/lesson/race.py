@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 import psycopg2
 from ulid import ULID
 
-from .i18n import N_
+from labs.term.i18n import N_
 
 # The paths' names, kept in English in the outcome (the dashboard reads them as data) and
 # translated where they are shown, with _(outcome.naive.path).

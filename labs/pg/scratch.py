@@ -17,8 +17,9 @@ from contextlib import contextmanager
 import psycopg2
 from sqlalchemy.engine import make_url
 
-from .pgcluster import TempCluster, find_bindir
-from .trees import REPO_ROOT
+from labs.trees.finding import REPO_ROOT
+
+from .cluster import TempCluster, find_bindir
 
 
 class ScratchDatabaseError(Exception):

@@ -10,8 +10,8 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .finding import tree_root
 from .regions import paired, regions_by_file
-from .trees import tree_root
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from labs.term.i18n import _
+from labs.trees.finding import Tree
+
 from .hints import Hint, hint_for
-from .i18n import _
 from .trace import clean
-from .trees import Tree
 
 WORDS = (
     "flight",

@@ -10,9 +10,10 @@ import os
 import sys
 from pathlib import Path
 
-from .i18n import _
+from labs.term.i18n import _
+from labs.trees.finding import TreeLoadError, find_tree
+
 from .launch import ForkLauncher, Launcher, default_launcher, host_spec
-from .trees import TreeLoadError, find_tree
 
 
 def selftest(root: Path) -> int:

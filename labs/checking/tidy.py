@@ -12,7 +12,7 @@ import contextlib
 import threading
 from typing import Any
 
-from .trees import Tree
+from labs.trees.finding import Tree
 
 
 class RunRecorder:

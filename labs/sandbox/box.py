@@ -45,8 +45,8 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import parse_qs, urlsplit
 
-from .trees import REPO_ROOT
-from .untrusted import CappedOutput
+from labs.trees.finding import REPO_ROOT
+from labs.untrusted import CappedOutput
 
 MiB = 1024 * 1024
 # Numbered users for the slots; no account needs to exist for a uid to own processes and files.

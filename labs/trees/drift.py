@@ -17,8 +17,8 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .finding import tree_root
 from .regions import RegionError, parse_regions, read_lines, source_files
-from .trees import tree_root
 
 EXPECTED_TAG = {"starter": "TODO", "solution": "SOLUTION"}
 
@@ -171,8 +171,9 @@ def tree_drift(starter: Path | None = None, solution: Path | None = None) -> Dri
 
 def behaviour_drift(starter: str = "starter", solution: str = "solution") -> list[Drift]:
     """The starter must fail exactly the checks its regions serve; the solution pass all six."""
+    from labs.checking.runner import load_report
+
     from .regions import checks_served
-    from .runner import load_report
 
     expected_failing = checks_served(tree_root(starter))
     found: list[Drift] = []

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .harness import CheckContext, CheckFailed, expect, record
+from labs.term.i18n import N_, _
+
+from .context import CheckContext, CheckFailed, expect, record
 from .hints import Hint
-from .i18n import N_, _
 
 THREADS = 16
 

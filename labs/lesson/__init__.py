@@ -1,0 +1,1 @@
+"""The lesson's own facts and demonstrations, shared by checks, commands and dashboard."""

@@ -1,0 +1,1 @@
+"""The lab's trees: finding and importing them, their marked regions, their diff and drift."""
