@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from labs.checking.checks import CHECKS
 from labs.term.i18n import _
@@ -42,10 +43,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(args: argparse.Namespace) -> int:
     """Print the tier due for this tree; exit 2 when the tree is not there."""
     from ..review.hints import hint_lines, tier_to_show
+    from ..review.state import legacy_notice
 
     root = learner_tree(args.tree)
     if root is None:
         return 2
+    notice = legacy_notice()
+    if notice:
+        print(notice, file=sys.stderr)
     titles = {check.number: _(check.title) for check in CHECKS}
     tier = tier_to_show(root, args.check, args.level)
     print("\n".join(hint_lines(root, args.check, tier, titles[args.check])))

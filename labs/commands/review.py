@@ -10,7 +10,7 @@ import wcwidth
 
 from labs.term.i18n import _
 
-from ..review import questions
+from ..review import questions, state
 from ..review.questions import Question
 from ..review.texts import paragraph
 
@@ -23,7 +23,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description=_(
             "Ask the day's review questions one by one: type your own answer, then "
             "read the analysis and the key points and mark how you did (got it / partly / not "
-            "yet). Answers and marks are kept on this machine, in the lab's state folder."
+            "yet). Answers and marks are kept on this machine, for this checkout of the lab "
+            "alone."
         ),
     )
     parser.add_argument(
@@ -44,6 +45,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyError as error:
         print(_("error: {error}").format(error=error.args[0]), file=sys.stderr)
         return 2
+    notice = state.legacy_notice()
+    if notice:
+        print(notice, file=sys.stderr)
     if args.list:
         print_list(chosen, sys.stdout)
         return 0

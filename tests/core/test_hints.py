@@ -136,10 +136,11 @@ def test_no_hint_gives_away_the_solutions_code(number: int) -> None:
 
 def test_a_damaged_state_file_counts_as_no_hints_shown(tree: Path, own_state: Path) -> None:
     """A state file that is not JSON restarts the tiers instead of crashing."""
-    own_state.mkdir()
-    (own_state / state.STATE_FILE).write_text("{not json", encoding="utf-8")
+    state.state_dir().mkdir(parents=True)
+    state.state_file().write_text("{not json", encoding="utf-8")
     assert "hint 1 of 3" in hint(tree, "3")
-    saved = json.loads((own_state / state.STATE_FILE).read_text(encoding="utf-8"))
+    assert state.state_file().is_relative_to(own_state)
+    saved = json.loads(state.state_file().read_text(encoding="utf-8"))
     assert saved["hints"][str(tree.resolve())] == {"3": 1}
 
 

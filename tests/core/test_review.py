@@ -76,7 +76,7 @@ def test_the_answer_and_the_mark_are_kept_locally(own_state: Path) -> None:
     saved = questions.saved_answers()
     assert saved["stateless"].answer == "no state in the process\nany instance"
     assert saved["stateless"].mark == "got" and saved["keys"].mark == "partly"
-    assert (own_state / state.STATE_FILE).is_file()
+    assert state.state_file().is_file() and state.state_file().is_relative_to(own_state)
     listing = lab("review", "--list").stdout
     assert "stateless" in listing and "got it" in listing and "partly" in listing
 
