@@ -20,10 +20,10 @@ import pytest
 import wcwidth
 
 from labs.checking.checks import CHECKS
+from labs.checking.runner import CheckResult, Report
 from labs.checking.selftest import selftest
 from labs.commands import diff, drift, release, review, typecheck
 from labs.grading.classroom import PLACEHOLDER_REPOSITORY
-from labs.grading.criteria import Outcome
 from labs.review import questions
 from labs.term import i18n
 from labs.term.cli import COMMAND_MODULES, build_parser, main
@@ -246,8 +246,12 @@ def test_release_refuses_a_folder_in_use_in_chinese(
 def test_watch_summary_in_chinese(speak: None) -> None:
     """watch's score line and its next step, failing and all passing, in Chinese."""
     i18n.use(i18n.CHINESE)
-    failing = {n: Outcome("pass" if n != 3 else "fail", "") for n in range(1, 7)}
-    passing = {n: Outcome("pass", "") for n in range(1, 7)}
+    failing = Report(
+        "starter", "memory", [CheckResult(str(n), n, "", n != 3, 1.0) for n in range(1, 7)]
+    )
+    passing = Report(
+        "starter", "memory", [CheckResult(str(n), n, "", True, 1.0) for n in range(1, 7)]
+    )
     for outcomes in (failing, passing):
         lines = summary_lines("starter", outcomes)
         assert "项检查" in lines[0] and not english_runs("\n".join(lines))
