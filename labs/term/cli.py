@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "labs.commands.grade",
     "labs.commands.release",
     "labs.commands.watch",
+    "labs.commands.list",
     "labs.commands.race",
     "labs.commands.bench",
     "labs.commands.constraints",

@@ -13,7 +13,7 @@ import pytest
 from labs.checking.checks import CHECKS
 from labs.review import hints, state
 from labs.trees.finding import REPO_ROOT, tree_root
-from labs.trees.regions import copy_tree, regions_in
+from labs.trees.regions import apply_solution, copy_tree, regions_in
 
 TITLES = {check.number: check.title for check in CHECKS}
 MARKED = [3, 4, 5]  # the checks the starter fails, each with TODO regions
@@ -156,3 +156,18 @@ def test_an_unknown_check_number_is_refused_by_name() -> None:
     )
     assert done.returncode == 2
     assert "invalid choice: 7" in done.stderr
+
+
+def test_without_a_number_the_hint_is_for_the_first_failing_check(tree: Path) -> None:
+    """`labs hint` alone runs the checks and hints at 3; with 3 solved, at 4; tiers still count."""
+    assert "check 3, hint 1 of 3" in hint(tree)
+    assert "check 3, hint 2 of 3" in hint(tree)
+    apply_solution(tree, tree_root("solution"), {3})
+    assert "check 4, hint 1 of 3" in hint(tree)
+
+
+def test_without_a_number_and_nothing_failing_no_hint_is_needed(tree: Path) -> None:
+    """On a tree where all six pass, `labs hint` says no hint is needed, and exits 0."""
+    apply_solution(tree, tree_root("solution"))
+    said = hint(tree)
+    assert "no hint needed" in said and "hint 1 of 3" not in said
