@@ -36,7 +36,8 @@ def single_keys(stream: TextIO) -> Iterator[None]:
     except (ImportError, OSError, ValueError, AttributeError):  # a pipe, a file, Windows
         yield
         return
-    tty.setcbreak(descriptor)
+    # TCSANOW, not setcbreak's default TCSAFLUSH: a key typed just before this keeps.
+    tty.setcbreak(descriptor, termios.TCSANOW)
     try:
         yield
     finally:
