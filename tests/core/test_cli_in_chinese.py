@@ -292,3 +292,41 @@ def test_the_review_list_lines_up_in_terminal_columns(
         for line, q in zip(lines, questions.all_questions(), strict=True)
     }
     assert starts == {11 + 1 + 20 + 1 + 15 + 1}
+
+
+def required_arguments(parser: argparse.ArgumentParser) -> list[str]:
+    """Values for a command's required arguments: the first choice it accepts, else a word."""
+    values: list[str] = []
+    for action in parser._actions:
+        value = str(next(iter(action.choices))) if action.choices else "x"
+        if not action.option_strings and action.nargs not in ("?", "*"):
+            values.append(value)  # a positional the command needs
+        elif action.option_strings and action.required:
+            values += [action.option_strings[0], value]
+    return values
+
+
+@pytest.mark.parametrize("command", COMMANDS[1:])
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_lang_is_taken_before_or_after_every_command(
+    command: str, where: str, speak: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--lang zh_CN COMMAND ...` and `COMMAND ... --lang zh_CN` parse alike, for each command."""
+    parser = build_parser()
+    given = [command, *required_arguments(command_parsers(parser)[command])]
+    argv = ["--lang", "zh_CN", *given] if where == "before" else [*given, "--lang", "zh_CN"]
+    assert parser.parse_args(argv).lang == "zh_CN"
+    assert parser.parse_args(given).lang is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["hint", "--lang", "zh_CN"], ["--lang", "zh_CN", "hint"], ["hint", "4", "--lang=zh_CN"]],
+    ids=" ".join,
+)
+def test_hint_speaks_chinese_with_lang_on_either_side(argv: list[str]) -> None:
+    """python -m labs hint --lang zh_CN: the hint itself is Chinese, wherever --lang stands."""
+    done = run_labs(*argv, LAB_LANG="en")
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"检查 [34]，第 1/3 层提示", done.stdout)
+    assert not english_runs(re.sub(r"TODO\(check \d\): .*", "", done.stdout)), done.stdout
