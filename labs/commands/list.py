@@ -11,7 +11,7 @@ from labs.checking.checks import CHECKS
 from labs.checking.runner import Report
 from labs.term.i18n import _
 from labs.term.layout import marks, terminal_width, wrapped
-from labs.term.progress import error_lines, failing, fresh_report, next_todo
+from labs.term.progress import error_lines, failing, fresh_report, next_todo, score
 
 from . import learner_tree
 
@@ -47,13 +47,7 @@ def progress_lines(tree: str, report: Report, place: str | None, width: int | No
     widest = max(wcwidth.width(ok), wcwidth.width(bad))
     ok, bad = wcwidth.ljust(ok, widest), wcwidth.ljust(bad, widest)  # titles in one column
     left = failing(report)
-    passed = len(CHECKS) - len(left)
-    bar = "#" * passed + "." * len(left)
-    lines = [
-        _("{tree}: [{bar}] {passed}/{total} checks pass").format(
-            tree=tree, bar=bar, passed=passed, total=len(CHECKS)
-        )
-    ]
+    lines = [score(tree, report)]
     for check in CHECKS:
         row = f"{check.number} {bad if check.number in left else ok}  "
         hang = " " * (2 + wcwidth.width(row))  # a long title goes on under itself

@@ -20,6 +20,7 @@ from labs.review.hints import Place, markers, places
 from labs.review.texts import message
 from labs.trees.regions import source_files
 
+from .i18n import _
 from .layout import wrapped
 
 Runner = Callable[[Path], Report]
@@ -96,6 +97,15 @@ def failing(report: Report) -> list[int]:
     """The numbers of the six checks that did not pass (all six when none could run)."""
     passed = set() if report.error else {r.number for r in report.six if r.passed}
     return [check.number for check in CHECKS if check.number not in passed]
+
+
+def score(tree: str, report: Report) -> str:
+    """n/6 with a bar: "starter: [###...] 3/6 checks pass"."""
+    left = failing(report)
+    passed = len(CHECKS) - len(left)
+    return _("{tree}: [{bar}] {passed}/{total} checks pass").format(
+        tree=tree, bar="#" * passed + "." * len(left), passed=passed, total=len(CHECKS)
+    )
 
 
 def error_lines(error: str, indent: str, width: int | None) -> list[str]:

@@ -27,7 +27,7 @@ from labs.trees.regions import IGNORED_DIRS, source_files
 
 from .i18n import N_, _
 from .layout import failure_lines, terminal_width, wrapped
-from .progress import Runner, error_lines, failing, fresh_report
+from .progress import Runner, error_lines, failing, fresh_report, score
 
 Snapshot = dict[str, tuple[float, int]]
 
@@ -91,12 +91,7 @@ def summary_lines(tree: str, report: Report, width: int | None = None) -> list[s
     """n/6 with a bar, then the first failing check laid out as `labs check` lays it out."""
     titles = {check.number: _(check.title) for check in CHECKS}
     left = failing(report)
-    passed = len(titles) - len(left)
-    bar = "#" * passed + "." * len(left)
-    score = _("{tree}: [{bar}] {passed}/{total} checks pass").format(
-        tree=tree, bar=bar, passed=passed, total=len(titles)
-    )
-    lines = [f"[{time.strftime('%H:%M:%S')}] {score}"]
+    lines = [f"[{time.strftime('%H:%M:%S')}] {score(tree, report)}"]
     if report.error:
         return lines + error_lines(report.error, "    ", width)
     if not left:
