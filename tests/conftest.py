@@ -1,4 +1,4 @@
-"""Fixtures shared by every test folder: the trees, and a real Postgres when one exists."""
+"""Fixtures shared by every test folder: the lab's state kept away, and a real Postgres."""
 
 from __future__ import annotations
 
@@ -17,6 +17,32 @@ NO_POSTGRES = (
     "Postgres tests skipped: no PostgreSQL server binaries found "
     "(install them, e.g. `apt-get install postgresql`, and rerun pytest)"
 )
+
+
+def keep_lab_state_in(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point the lab's state folder (and XDG_STATE_HOME, for code that looks there) at folder.
+
+    Set in the environment, so the commands a test starts use it too.
+    """
+    monkeypatch.setenv("LAB_STATE_DIR", str(folder))
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder / "xdg"))
+    return folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_lab_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Session fixtures, which start before any test's own, keep lab state away too."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield keep_lab_state_in(tmp_path_factory.mktemp("lab-state-session"), monkeypatch)
+
+
+@pytest.fixture(autouse=True)
+def lab_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test keeps the lab's state (hints, answers, backups) in a folder of its own.
+
+    The learner's real state folder is never read or written by a test.
+    """
+    return keep_lab_state_in(tmp_path_factory.mktemp("lab-state"), monkeypatch)
 
 
 @pytest.fixture(scope="session")

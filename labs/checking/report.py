@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from labs.term.i18n import _
+from labs.term.layout import failure_lines, terminal_width
 
 from .runner import CheckResult, Report
 
@@ -52,8 +53,8 @@ class LivePrinter:
         label = result.key if not result.extra else "+"
         mark = ok if result.passed else bad
         self._print(f"  {label} {mark}  {result.title}  ({result.duration_ms:.0f} ms)")
-        for line in result.message.splitlines():
-            self._print(f"        {line}")
+        for line in failure_lines(result, "        ", terminal_width(self.stream)):
+            self._print(line)
         if self.trace and result.events:
             self._print("        " + _("trace:"))
             for line in _trace_lines(result):

@@ -1,9 +1,10 @@
-"""python -m labs reset N: put check N's TODO regions back as the starter shipped them."""
+"""python -m labs reset N: put check N's TODO regions back as shipped; --undo puts yours back."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from labs.checking.checks import CHECKS
 from labs.term.i18n import _
@@ -20,7 +21,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "Put the code between TODO(check N) and END(check N) back to the text the "
             "starter shipped with, in every file of your tree. What was there is copied first "
             "into a timestamped backup folder (printed). Only the regions change; the rest of "
-            "each file stays as you left it."
+            "each file stays as you left it. With --undo, the files the last reset of check N "
+            "changed get back what it replaced, as long as you have not edited them since."
         ),
     )
     parser.add_argument(
@@ -31,7 +33,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         default="starter",
         help=_("starter, or the path of your copy of the starter tree (default: starter)"),
     )
-    parser.add_argument(
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument(
+        "--undo",
+        action="store_true",
+        help=_("put back what the last reset of check N replaced, from its backup"),
+    )
+    how.add_argument(
         "--from",
         dest="revision",
         metavar="REV",
@@ -52,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
     root = learner_tree(args.tree)
     if root is None:
         return 2
+    if args.undo:
+        return undo(root, args.check)
     try:
         outcome = reset_check(root, args.check, args.revision)
     except ResetError as error:
@@ -66,4 +76,23 @@ def run(args: argparse.Namespace) -> int:
     for region in outcome.restored:
         print(f"  {shown(root / region.path)}:{region.start}  TODO(check {region.check})")
     print(message("reset", "backup", backup=outcome.backup))
+    tree = "" if args.tree == "starter" else f" --tree {args.tree}"
+    print(message("reset", "undo_how", number=args.check, tree=tree))
+    return 0
+
+
+def undo(root: Path, number: int) -> int:
+    """Put back what the last reset of check N replaced and name the files; 2 when it cannot."""
+    from ..review.hints import shown
+    from ..review.reset import ResetError, undo_reset
+    from ..review.texts import message
+
+    try:
+        backup, files = undo_reset(root, number)
+    except ResetError as error:
+        print(_("error: {error}").format(error=error), file=sys.stderr)
+        return 2
+    print(message("reset", "undone", number=number, backup=backup))
+    for relative in files:
+        print(f"  {shown(root / relative)}")
     return 0

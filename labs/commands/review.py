@@ -1,4 +1,8 @@
-"""python -m labs review: the day's questions, your answer, then the analysis; mark how you did."""
+"""python -m labs review: the day's questions, your answer, then the analysis; mark how you did.
+
+Answers are typed as lines (an empty line ends one); the mark is a single
+key at a terminal (g, p or n, no Enter), or a line when the input is piped.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,9 @@ from typing import TextIO
 import wcwidth
 
 from labs.term.i18n import _
+from labs.term.keys import read_choice
 
-from ..review import questions
+from ..review import questions, state
 from ..review.questions import Question
 from ..review.texts import paragraph
 
@@ -23,7 +28,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description=_(
             "Ask the day's review questions one by one: type your own answer, then "
             "read the analysis and the key points and mark how you did (got it / partly / not "
-            "yet). Answers and marks are kept on this machine, in the lab's state folder."
+            "yet). Answers and marks are kept on this machine, for this checkout of the lab "
+            "alone."
         ),
     )
     parser.add_argument(
@@ -44,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyError as error:
         print(_("error: {error}").format(error=error.args[0]), file=sys.stderr)
         return 2
+    notice = state.legacy_notice()
+    if notice:
+        print(notice, file=sys.stderr)
     if args.list:
         print_list(chosen, sys.stdout)
         return 0
@@ -118,8 +127,8 @@ def ask(question: Question, number: int, total: int, source: TextIO, out: TextIO
             questions.save(question.id, text, None)
         return False
     print(f"\n{labels['mark_prompt']}", file=out, flush=True)
-    choice = read_line(source)
-    mark = {"g": "got", "p": "partly", "n": "not_yet"}.get((choice or "").strip().lower()[:1])
+    choice = read_choice(source)  # one key at a terminal, as watch takes them; a line from a pipe
+    mark = {"g": "got", "p": "partly", "n": "not_yet"}.get((choice or "").lower())
     if text or mark:
         questions.save(question.id, text, mark)
     said = (

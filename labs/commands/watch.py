@@ -7,7 +7,8 @@ import sys
 import threading
 
 from labs.term.i18n import _
-from labs.term.watch import single_keys, watch_tree
+from labs.term.keys import single_keys
+from labs.term.watch import watch_tree
 
 from . import learner_tree
 

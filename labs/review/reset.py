@@ -4,12 +4,17 @@ The shipped text comes from the lab kit's own copy of the starter (the
 installed `starter` package) when that copy is not the tree being reset and
 git says it is untouched; otherwise from git (HEAD, or the revision given).
 Before a file is rewritten, what was there is copied into a timestamped
-backup folder under the lab's state folder.
+backup folder under this checkout's state folder (state.py), with a
+reset.json saying which tree and check it was and what the reset wrote. That
+is what undo_reset reads: it puts the files back only while each still holds
+exactly what the reset wrote, so an edit made since is never lost.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import shutil
 import subprocess
 import time
@@ -24,6 +29,7 @@ from . import state
 from .texts import message
 
 Reader = Callable[[str], list[str] | None]
+MANIFEST = "reset.json"
 
 
 class ResetError(Exception):
@@ -154,23 +160,92 @@ def reset_check(tree: Path, number: int, revision: str | None = None) -> ResetOu
     if not plans and not outcome.unchanged:
         raise ResetError(message("reset", "no_region", source=shipped.description, number=number))
     if plans:
-        outcome.backup = backup(tree, [relative for relative, _ in plans])
-        for relative, lines in plans:
-            (tree / relative).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        written = {relative: "\n".join(lines) + "\n" for relative, lines in plans}
+        outcome.backup = backup(tree, number, written)
+        for relative, text in written.items():
+            (tree / relative).write_text(text, encoding="utf-8")
     outcome.restored.sort(key=lambda r: (r.path, r.start))
     return outcome
 
 
-def backup(tree: Path, files: list[str]) -> Path:
-    """Copy the files into <state>/backups/<time>-<tree name>/ and return that folder."""
+def digest(text: bytes) -> str:
+    """A file's content, as a hash to compare it with later."""
+    return hashlib.sha256(text).hexdigest()
+
+
+def backup(tree: Path, number: int, written: dict[str, str]) -> Path:
+    """Copy the files about to be rewritten into <state>/backups/<time>-<tree name>/.
+
+    Its reset.json records the tree, the check and a hash of the text each file is about to
+    receive, so an undo can tell whether the file changed since.
+    """
     stamp = time.strftime("%Y%m%d-%H%M%S")
     folder = state.state_dir() / "backups" / f"{stamp}-{tree.name}"
     suffix = 1
     while folder.exists():  # two resets in one second keep both backups
         suffix += 1
         folder = folder.with_name(f"{stamp}-{tree.name}-{suffix}")
-    for relative in files:
+    for relative in written:
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(tree / relative, target)
+    manifest = {
+        "tree": state.tree_key(tree),
+        "check": number,
+        "at": time.time(),
+        "files": {relative: digest(text.encode("utf-8")) for relative, text in written.items()},
+    }
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return folder
+
+
+def manifests() -> list[tuple[Path, dict[str, object]]]:
+    """Every backup folder of this checkout with its reset.json, oldest first."""
+    found = []
+    for path in (state.state_dir() / "backups").glob(f"*/{MANIFEST}"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("files"), dict):
+            found.append((path.parent, data))
+    return sorted(found, key=lambda entry: float(str(entry[1].get("at", 0))))
+
+
+def undo_reset(tree: Path, number: int) -> tuple[Path, list[str]]:
+    """Put back what the last reset of check N in this tree replaced; its backup and files.
+
+    ResetError, changing nothing, when no reset of it is left to undo, or when
+    a file it wrote has changed since (the learner's newer edits would be lost).
+    """
+    key = state.tree_key(tree)
+    mine = [
+        (folder, data)
+        for folder, data in manifests()
+        if data.get("tree") == key and data.get("check") == number and not data.get("undone")
+    ]
+    if not mine:
+        raise ResetError(message("reset", "nothing_to_undo", number=number, tree=tree))
+    folder, data = mine[-1]
+    files = data["files"]
+    assert isinstance(files, dict)
+    changed = [
+        relative
+        for relative, written in sorted(files.items())
+        if not (tree / relative).is_file() or digest((tree / relative).read_bytes()) != written
+    ]
+    if changed:
+        raise ResetError(
+            message(
+                "reset",
+                "changed_since",
+                number=number,
+                files=", ".join(changed),
+                backup=folder,
+            )
+        )
+    for relative in sorted(files):
+        shutil.copy2(folder / relative, tree / relative)
+    data["undone"] = time.time()
+    (folder / MANIFEST).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return folder, sorted(files)

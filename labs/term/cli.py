@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "labs.commands.grade",
     "labs.commands.release",
     "labs.commands.watch",
+    "labs.commands.list",
     "labs.commands.race",
     "labs.commands.bench",
     "labs.commands.constraints",
@@ -157,21 +158,22 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m labs",
         description=_("mini-koda day 8 lab kit: self-checks, instructor and grading tools"),
     )
-    parser.add_argument(
-        "--lang",
-        metavar="LANG",
-        help=_("en or zh_CN (default: from LAB_LANG, LANGUAGE, LC_ALL or LANG)"),
-    )
+    language = _("en or zh_CN (default: from LAB_LANG, LANGUAGE, LC_ALL or LANG)")
+    parser.add_argument("--lang", metavar="LANG", help=language)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         # The learners' release leaves out the instructors' commands (diff, drift).
         if importlib.util.find_spec(name) is not None:
             importlib.import_module(name).register(commands)
+    # --lang after the command too (`labs hint --lang zh_CN`). SUPPRESS: when it is not given
+    # there, the command's parser leaves alone the value given before the command.
+    for command in commands.choices.values():
+        command.add_argument("--lang", metavar="LANG", default=argparse.SUPPRESS, help=language)
     return parser
 
 
 def _language_flag(argv: list[str]) -> str | None:
-    """The value of --lang LANG or --lang=LANG among the arguments, if any."""
+    """The value of --lang LANG or --lang=LANG among the arguments, before or after the command."""
     for position, argument in enumerate(argv):
         if argument == "--lang" and position + 1 < len(argv):
             return argv[position + 1]

@@ -6,30 +6,28 @@ is polled for changed modification times instead. The checks run in a
 subprocess with a timeout, so a learner's endless loop shows as a failed
 check instead of freezing the watcher.
 
-Single keys steer it: h shows the next hint for the first failing check, r
-reruns the checks, q quits. The terminal is put in cbreak mode (keys arrive
-without Enter) only when stdin is a terminal; from a pipe, keys are read as
-they come.
+Single keys steer it (keys.py): h shows the next hint for the first failing
+check, r reruns the checks, q quits. The first failing check is laid out as
+`labs check` lays it out (layout.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import queue
-import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
 from labs.checking.checks import CHECKS
-from labs.grading.criteria import Outcome
-from labs.grading.isolate import check_outcomes
+from labs.checking.runner import Report
 from labs.review.texts import message
 from labs.trees.regions import IGNORED_DIRS, source_files
 
 from .i18n import N_, _
+from .layout import failure_lines, terminal_width, wrapped
+from .progress import Runner, error_lines, failing, fresh_report, score
 
 Snapshot = dict[str, tuple[float, int]]
 
@@ -89,113 +87,34 @@ def changes(
     return N_("polling every 0.5 s"), poll_changes(root, stop)
 
 
-def summary_lines(tree: str, outcomes: dict[int, Outcome]) -> list[str]:
-    """n/6 with a bar, then the first failing check with what it wanted and its hint."""
+def summary_lines(tree: str, report: Report, width: int | None = None) -> list[str]:
+    """n/6 with a bar, then the first failing check laid out as `labs check` lays it out."""
     titles = {check.number: _(check.title) for check in CHECKS}
-    passed = sum(o.passed for o in outcomes.values())
-    bar = "#" * passed + "." * (len(titles) - passed)
-    score = _("{tree}: [{bar}] {passed}/{total} checks pass").format(
-        tree=tree, bar=bar, passed=passed, total=len(titles)
-    )
-    lines = [f"[{time.strftime('%H:%M:%S')}] {score}"]
-    failing = [n for n in sorted(outcomes) if not outcomes[n].passed]
-    if failing:
-        first = failing[0]
-        lines.append(
-            "  "
-            + _("next: check {number}: {title}").format(number=first, title=titles.get(first, ""))
-        )
-        lines.extend(f"    {line}" for line in outcomes[first].message.splitlines())
-    else:
-        lines.append(
-            "  " + _("all six pass: done. Next, the same checks on Postgres (see the README).")
-        )
+    left = failing(report)
+    lines = [f"[{time.strftime('%H:%M:%S')}] {score(tree, report)}"]
+    if report.error:
+        return lines + error_lines(report.error, "    ", width)
+    if not left:
+        done = _("all six pass: done. Next, the same checks on Postgres (see the README).")
+        return lines + wrapped(done, "  ", width)
+    first = left[0]
+    heading = _("next: check {number}: {title}").format(number=first, title=titles[first])
+    lines += wrapped(heading, "  ", width, "    ")
+    result = next((r for r in report.six if r.number == first), None)
+    if result is not None:
+        lines += failure_lines(result, "    ", width)
     return lines
 
 
-def syntax_outcomes(root: Path) -> dict[int, Outcome] | None:
-    """Six failed outcomes naming the first file that does not parse, or None when all parse.
-
-    Compiling the tree here is quicker than starting the checks' process, and
-    names the file with its folder, the line and a caret under the fault.
-    """
-    for relative in source_files(root):
-        if not relative.endswith(".py"):
-            continue
-        try:
-            source = (root / relative).read_bytes()
-            compile(source, relative, "exec", dont_inherit=True)
-        except OSError:  # deleted while we looked: the next change event reruns
-            continue
-        except (SyntaxError, ValueError) as error:
-            if isinstance(error, SyntaxError):
-                kind, problem = type(error).__name__, error.msg
-                lines = [
-                    message(
-                        "watch",
-                        "does_not_parse",
-                        path=relative,
-                        kind=kind,
-                        problem=problem,
-                        line=error.lineno,
-                    )
-                ]
-                if error.text:
-                    lines.append(f"  {relative}:{error.lineno}:  {error.text.rstrip()}")
-                    if error.offset:
-                        indent = len(f"  {relative}:{error.lineno}:  ") + error.offset - 1
-                        lines.append(" " * indent + "^")
-            else:
-                lines = [message("watch", "does_not_decode", path=relative, problem=error)]
-            said = "\n".join(lines)
-            return {number: Outcome("fail", said) for number in range(1, 7)}
-    return None
-
-
-SHORT_FILE = re.compile(r"\(([\w.-]+\.py), line (\d+)\)")
-
-
-def with_folders(message: str, root: Path) -> str:
-    """Write "(keys.py, line 3)" as "(shared/keys.py, line 3)" when one file has that name."""
-    files = [f for f in source_files(root) if f.endswith(".py")]
-
-    def widen(match: re.Match[str]) -> str:
-        same = [f for f in files if Path(f).name == match[1]]
-        return f"({same[0]}, line {match[2]})" if len(same) == 1 else match[0]
-
-    return SHORT_FILE.sub(widen, message)
-
-
-@contextlib.contextmanager
-def single_keys(stream: TextIO) -> Iterator[None]:
-    """Let keys arrive one at a time without Enter, when stream is a terminal; restore after."""
-    try:
-        import termios
-        import tty
-
-        descriptor = stream.fileno()
-        if not stream.isatty():
-            raise OSError("not a terminal")
-        saved = termios.tcgetattr(descriptor)
-    except (ImportError, OSError, ValueError, AttributeError):  # a pipe, a file, Windows
-        yield
-        return
-    tty.setcbreak(descriptor)
-    try:
-        yield
-    finally:
-        termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
-
-
-def next_hint(root: Path, outcomes: dict[int, Outcome]) -> list[str]:
+def next_hint(root: Path, report: Report) -> list[str]:
     """The next tier of hints for the first failing check, or a word that none is needed."""
     from labs.review.hints import hint_lines, tier_to_show
 
-    failing = [n for n in sorted(outcomes) if not outcomes[n].passed]
-    if not failing:
+    left = failing(report)
+    if not left:
         return [message("watch", "no_hint_needed")]
     titles = {check.number: _(check.title) for check in CHECKS}
-    number = failing[0]
+    number = left[0]
     tier = tier_to_show(root, number)
     return hint_lines(root, number, tier, titles.get(number, ""), next_label="next_key")
 
@@ -208,7 +127,7 @@ def watch_tree(
     *,
     poll: bool = False,
     timeout: float = 10.0,
-    run: Callable[[Path], dict[int, Outcome]] | None = None,
+    run: Runner | None = None,
     keys: TextIO | None = None,
 ) -> str:
     """Run the checks now, after every change and on r, until q or stop; return the watch mode.
@@ -217,27 +136,21 @@ def watch_tree(
     line instead of printing the same block again.
     """
     events: queue.Queue[tuple[str, object]] = queue.Queue()
-    last: dict[str, object] = {"outcomes": {}, "block": None}
+    last: dict[str, object] = {"report": Report(tree, "memory", []), "block": None}
 
     def say(lines: list[str]) -> None:
         print("\n".join(lines), file=out, flush=True)
 
     def check_now() -> None:
-        outcomes = syntax_outcomes(root)
-        if outcomes is None:
-            outcomes = (run or (lambda path: check_outcomes(path, timeout=timeout)))(root)
-            outcomes = {
-                n: Outcome(o.status, with_folders(o.message, root), o.output, o.test_code)
-                for n, o in outcomes.items()
-            }
-        lines = summary_lines(tree, outcomes)
+        report = fresh_report(root, run, timeout)
+        lines = summary_lines(tree, report, terminal_width(out))
         block = (lines[0].partition("] ")[2], *lines[1:])
         if block == last["block"]:
             stamp = lines[0].partition("]")[0] + "]"
             say([message("watch", "unchanged", stamp=stamp, tree=tree)])
         else:
             say(lines)
-        last.update(outcomes=outcomes, block=block)
+        last.update(report=report, block=block)
 
     def pump(kind: str, stream: Iterator[object]) -> None:
         for item in stream:
@@ -271,7 +184,7 @@ def watch_tree(
         elif kind == "key" and value == "r":
             check_now()
         elif kind == "key" and value == "h":
-            outcomes = last["outcomes"]
-            assert isinstance(outcomes, dict)
-            say(next_hint(root, outcomes))
+            report = last["report"]
+            assert isinstance(report, Report)
+            say(next_hint(root, report))
     return mode

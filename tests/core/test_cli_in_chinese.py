@@ -20,10 +20,10 @@ import pytest
 import wcwidth
 
 from labs.checking.checks import CHECKS
+from labs.checking.runner import CheckResult, Report
 from labs.checking.selftest import selftest
 from labs.commands import diff, drift, release, review, typecheck
 from labs.grading.classroom import PLACEHOLDER_REPOSITORY
-from labs.grading.criteria import Outcome
 from labs.review import questions
 from labs.term import i18n
 from labs.term.cli import COMMAND_MODULES, build_parser, main
@@ -152,7 +152,7 @@ def test_a_missing_argument_is_refused_in_chinese(
 ) -> None:
     """A command without its required argument says which one, in Chinese."""
     with pytest.raises(SystemExit):
-        main(["--lang", "zh_CN", "hint"])
+        main(["--lang", "zh_CN", "reset"])  # hint's number may be left out now; reset's not
     said = capsys.readouterr().err
     assert "缺少必需的参数：check" in said and not english_runs(said)
 
@@ -246,8 +246,12 @@ def test_release_refuses_a_folder_in_use_in_chinese(
 def test_watch_summary_in_chinese(speak: None) -> None:
     """watch's score line and its next step, failing and all passing, in Chinese."""
     i18n.use(i18n.CHINESE)
-    failing = {n: Outcome("pass" if n != 3 else "fail", "") for n in range(1, 7)}
-    passing = {n: Outcome("pass", "") for n in range(1, 7)}
+    failing = Report(
+        "starter", "memory", [CheckResult(str(n), n, "", n != 3, 1.0) for n in range(1, 7)]
+    )
+    passing = Report(
+        "starter", "memory", [CheckResult(str(n), n, "", True, 1.0) for n in range(1, 7)]
+    )
     for outcomes in (failing, passing):
         lines = summary_lines("starter", outcomes)
         assert "项检查" in lines[0] and not english_runs("\n".join(lines))
@@ -288,3 +292,41 @@ def test_the_review_list_lines_up_in_terminal_columns(
         for line, q in zip(lines, questions.all_questions(), strict=True)
     }
     assert starts == {11 + 1 + 20 + 1 + 15 + 1}
+
+
+def required_arguments(parser: argparse.ArgumentParser) -> list[str]:
+    """Values for a command's required arguments: the first choice it accepts, else a word."""
+    values: list[str] = []
+    for action in parser._actions:
+        value = str(next(iter(action.choices))) if action.choices else "x"
+        if not action.option_strings and action.nargs not in ("?", "*"):
+            values.append(value)  # a positional the command needs
+        elif action.option_strings and action.required:
+            values += [action.option_strings[0], value]
+    return values
+
+
+@pytest.mark.parametrize("command", COMMANDS[1:])
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_lang_is_taken_before_or_after_every_command(
+    command: str, where: str, speak: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--lang zh_CN COMMAND ...` and `COMMAND ... --lang zh_CN` parse alike, for each command."""
+    parser = build_parser()
+    given = [command, *required_arguments(command_parsers(parser)[command])]
+    argv = ["--lang", "zh_CN", *given] if where == "before" else [*given, "--lang", "zh_CN"]
+    assert parser.parse_args(argv).lang == "zh_CN"
+    assert parser.parse_args(given).lang is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["hint", "--lang", "zh_CN"], ["--lang", "zh_CN", "hint"], ["hint", "4", "--lang=zh_CN"]],
+    ids=" ".join,
+)
+def test_hint_speaks_chinese_with_lang_on_either_side(argv: list[str]) -> None:
+    """python -m labs hint --lang zh_CN: the hint itself is Chinese, wherever --lang stands."""
+    done = run_labs(*argv, LAB_LANG="en")
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"检查 [34]，第 1/3 层提示", done.stdout)
+    assert not english_runs(re.sub(r"TODO\(check \d\): .*", "", done.stdout)), done.stdout

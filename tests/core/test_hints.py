@@ -13,7 +13,7 @@ import pytest
 from labs.checking.checks import CHECKS
 from labs.review import hints, state
 from labs.trees.finding import REPO_ROOT, tree_root
-from labs.trees.regions import copy_tree, regions_in
+from labs.trees.regions import apply_solution, copy_tree, regions_in
 
 TITLES = {check.number: check.title for check in CHECKS}
 MARKED = [3, 4, 5]  # the checks the starter fails, each with TODO regions
@@ -136,10 +136,11 @@ def test_no_hint_gives_away_the_solutions_code(number: int) -> None:
 
 def test_a_damaged_state_file_counts_as_no_hints_shown(tree: Path, own_state: Path) -> None:
     """A state file that is not JSON restarts the tiers instead of crashing."""
-    own_state.mkdir()
-    (own_state / state.STATE_FILE).write_text("{not json", encoding="utf-8")
+    state.state_dir().mkdir(parents=True)
+    state.state_file().write_text("{not json", encoding="utf-8")
     assert "hint 1 of 3" in hint(tree, "3")
-    saved = json.loads((own_state / state.STATE_FILE).read_text(encoding="utf-8"))
+    assert state.state_file().is_relative_to(own_state)
+    saved = json.loads(state.state_file().read_text(encoding="utf-8"))
     assert saved["hints"][str(tree.resolve())] == {"3": 1}
 
 
@@ -155,3 +156,18 @@ def test_an_unknown_check_number_is_refused_by_name() -> None:
     )
     assert done.returncode == 2
     assert "invalid choice: 7" in done.stderr
+
+
+def test_without_a_number_the_hint_is_for_the_first_failing_check(tree: Path) -> None:
+    """`labs hint` alone runs the checks and hints at 3; with 3 solved, at 4; tiers still count."""
+    assert "check 3, hint 1 of 3" in hint(tree)
+    assert "check 3, hint 2 of 3" in hint(tree)
+    apply_solution(tree, tree_root("solution"), {3})
+    assert "check 4, hint 1 of 3" in hint(tree)
+
+
+def test_without_a_number_and_nothing_failing_no_hint_is_needed(tree: Path) -> None:
+    """On a tree where all six pass, `labs hint` says no hint is needed, and exits 0."""
+    apply_solution(tree, tree_root("solution"))
+    said = hint(tree)
+    assert "no hint needed" in said and "hint 1 of 3" not in said

@@ -59,3 +59,56 @@ def test_each_document_links_the_other_language(english: str, chinese: str) -> N
     head = {name: "\n".join(read(name).splitlines()[:10]) for name in (english, chinese)}
     assert Path(chinese).name.replace("LEARNER_README", "README") in head[english]
     assert Path(english).name.replace("LEARNER_README", "README") in head[chinese]
+
+
+# The message given to Alembic's revision --autogenerate -m, in quotes (in TOML, escaped ones).
+MIGRATION_MESSAGE = re.compile(r"revision --autogenerate -m \\?([\"'])(.*?)\\?\1")
+
+
+def test_every_migration_command_in_the_repository_gives_the_same_message() -> None:
+    """README, handouts, MOCK, the kit's messages and pages: one `-m` message for the migration."""
+    from labs.commands.release import project_files
+
+    found: dict[str, set[str]] = {}
+    for name in project_files():
+        try:
+            text = read(name)
+        except (UnicodeDecodeError, OSError):
+            continue
+        for _quote, message in MIGRATION_MESSAGE.findall(text):
+            found.setdefault(message, set()).add(name)
+    assert len(found) == 1, found
+    learners_read = {"README.md", "labs/HANDOUT.md", "labs/HANDOUT.zh_CN.md"}
+    assert learners_read <= next(iter(found.values()))
+
+
+def test_the_detector_sees_a_different_message() -> None:
+    """Two wordings are two messages to the rule above, in Markdown and in TOML alike."""
+    text = 'a `alembic revision --autogenerate -m "create tables"` b \\\n'
+    text += 'no = "`alembic revision --autogenerate -m \\"sessions, runs\\"`"'
+    assert [m for _q, m in MIGRATION_MESSAGE.findall(text)] == ["create tables", "sessions, runs"]
+
+
+STEP = re.compile(r"^(\d+)\. (.*?)(?=^\d+\. |^#|\Z)", re.MULTILINE | re.DOTALL)
+ON_POSTGRES = ("docker compose", "alembic ", "DATABASE_URL")
+IN_MEMORY = ("shared/keys.py", "shared/states.py", "infra/memory.py")
+
+
+@pytest.mark.parametrize("name", ["labs/HANDOUT.md", "labs/HANDOUT.zh_CN.md"])
+def test_the_handout_fixes_the_in_memory_store_before_postgres(name: str) -> None:
+    """As in the README: every step that edits the in-memory code comes before any Postgres step."""
+    text = read(name)
+    steps_heading = "## Steps" if name.endswith("HANDOUT.md") else "## 步骤"
+    steps = STEP.findall(text.split(steps_heading)[1].split("\n## ")[0])
+    assert len(steps) >= 5
+    memory = [int(n) for n, body in steps if any(f"`{f}`" in body for f in IN_MEMORY)]
+    postgres = [int(n) for n, body in steps if any(word in body for word in ON_POSTGRES)]
+    assert memory and postgres
+    assert max(memory) < min(postgres), (memory, postgres)
+
+
+@pytest.mark.parametrize("name", ["README.md", *PAIRS[0], *PAIRS[1]])
+def test_the_docs_say_the_tables_are_in_the_trees_schema(name: str) -> None:
+    """psql's `\\d runs` finds nothing: each doc gives `\\d starter.runs` and the search_path."""
+    text = read(name)
+    assert "\\d starter.runs" in text and "SET search_path TO starter;" in text

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from labs.review.reset import ResetError, reset_check
+from labs.review.reset import ResetError, reset_check, undo_reset
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import apply_solution, copy_tree, regions_in, source_files
 
@@ -188,3 +188,87 @@ def test_committed_edits_are_reset_from_the_revision_given(kit_in_git: Path) -> 
     assert not reset_check(kit_in_git, 4).restored
     assert reset_check(kit_in_git, 4, first).restored
     assert bodies(kit_in_git, 4) == shipped
+
+
+def files_of(tree: Path) -> dict[str, str]:
+    """Every source file of the tree and its text."""
+    return {p: (tree / p).read_text(encoding="utf-8") for p in source_files(tree)}
+
+
+@pytest.mark.parametrize("number", [3, 4, 5])
+def test_undo_puts_back_what_the_last_reset_replaced(solved: Path, number: int) -> None:
+    """After reset N and undo N the tree is as it was before the reset, file for file."""
+    before = files_of(solved)
+    outcome = reset_check(solved, number)
+    backup, files = undo_reset(solved, number)
+    assert backup == outcome.backup
+    assert set(files) == {region.path for region in outcome.restored}
+    assert files_of(solved) == before
+
+
+def test_undo_takes_the_last_reset_that_saved_a_backup(solved: Path) -> None:
+    """A second reset that changed nothing leaves the first one's backup to undo."""
+    before = files_of(solved)
+    reset_check(solved, 4)
+    assert not reset_check(solved, 4).restored
+    undo_reset(solved, 4)
+    assert files_of(solved) == before
+
+
+def test_undo_with_nothing_to_undo_is_refused_and_changes_nothing(solved: Path) -> None:
+    """No reset yet, a reset already undone, another check's reset: each is refused by name."""
+    with pytest.raises(ResetError, match="no reset to undo"):
+        undo_reset(solved, 3)
+    reset_check(solved, 4)
+    with pytest.raises(ResetError, match="check 3: no reset to undo"):
+        undo_reset(solved, 3)
+    undo_reset(solved, 4)
+    after_undo = files_of(solved)
+    with pytest.raises(ResetError, match="check 4: no reset to undo"):
+        undo_reset(solved, 4)
+    assert files_of(solved) == after_undo
+
+
+def test_another_trees_reset_is_not_undone_here(solved: Path, tmp_path: Path) -> None:
+    """The backup of a reset in one tree never comes back into another."""
+    other = copy_tree(solved, tmp_path / "other")
+    reset_check(solved, 4)
+    with pytest.raises(ResetError, match="no reset to undo"):
+        undo_reset(other, 4)
+
+
+def test_undo_is_refused_when_a_file_changed_since_the_reset(solved: Path) -> None:
+    """An edit made after the reset is never overwritten: undo names the file and stops."""
+    outcome = reset_check(solved, 3)
+    keys = solved / "shared" / "keys.py"
+    edited = keys.read_text(encoding="utf-8") + "# my new attempt\n"
+    keys.write_text(edited, encoding="utf-8")
+    after_edit = files_of(solved)
+    with pytest.raises(ResetError, match=r"shared/keys\.py changed since the reset") as refused:
+        undo_reset(solved, 3)
+    assert str(outcome.backup) in str(refused.value)
+    assert files_of(solved) == after_edit
+
+
+def reset_command(tree: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m labs reset ARGS --tree tree`, as a learner runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "labs", "reset", *args, "--tree", str(tree)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_command_undoes_and_says_how_and_refuses_clearly(solved: Path) -> None:
+    """reset prints the undo command; --undo names the files; a second --undo exits 2."""
+    before = files_of(solved)
+    done = reset_command(solved, "4")
+    assert f"python -m labs reset 4 --undo --tree {solved}" in done.stdout
+    undone = reset_command(solved, "4", "--undo")
+    assert undone.returncode == 0, undone.stderr
+    assert "shared/states.py" in undone.stdout and files_of(solved) == before
+    again = reset_command(solved, "4", "--undo")
+    assert again.returncode == 2 and "no reset to undo" in again.stderr

@@ -76,7 +76,7 @@ def test_the_answer_and_the_mark_are_kept_locally(own_state: Path) -> None:
     saved = questions.saved_answers()
     assert saved["stateless"].answer == "no state in the process\nany instance"
     assert saved["stateless"].mark == "got" and saved["keys"].mark == "partly"
-    assert (own_state / state.STATE_FILE).is_file()
+    assert state.state_file().is_file() and state.state_file().is_relative_to(own_state)
     listing = lab("review", "--list").stdout
     assert "stateless" in listing and "got it" in listing and "partly" in listing
 
@@ -247,3 +247,59 @@ def test_a_partial_translation_falls_back_to_english_text_by_text(
         q["key_points"] for q in english["question"] if q["id"] == "keys"
     )
     assert [q["id"] for q in translated["question"]] == [q["id"] for q in english["question"]]
+
+
+def read_until(fd: int, wanted: str, seen: bytearray, times: int = 1) -> str:
+    """Read a child's output from fd until wanted has appeared so many times (or 60 s passed)."""
+    import select
+    import time
+
+    deadline = time.monotonic() + 60
+    while seen.decode(errors="replace").count(wanted) < times and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            seen.extend(chunk)
+    return seen.decode(errors="replace")
+
+
+def test_at_a_terminal_a_mark_is_one_key_without_enter() -> None:
+    """On a terminal, g alone (no Enter) marks the answer; the terminal is line-mode again after."""
+    import pty
+    import termios
+
+    main, secondary = pty.openpty()
+    review = subprocess.Popen(
+        [sys.executable, "-m", "labs", "review", "split", "keys"],
+        cwd=REPO_ROOT,
+        env={**os.environ, "LAB_LANG": "en"},
+        stdin=secondary,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert review.stdout is not None
+    seen = bytearray()
+    try:
+        read_until(review.stdout.fileno(), "Your answer", seen)
+        os.write(main, b"one process took too long\n\n")
+        read_until(review.stdout.fileno(), "How did you do?", seen)
+        os.write(main, b"g")  # no Enter
+        said = read_until(review.stdout.fileno(), "[2/2]", seen)
+        assert "Marked: got it." in said
+        os.write(main, b"\n")  # no answer this time: an empty line reveals the analysis at once
+        read_until(review.stdout.fileno(), "How did you do?", seen, times=2)
+        os.write(main, b"p")
+        review.wait(timeout=60)
+    finally:
+        if review.poll() is None:
+            review.kill()
+        review.communicate(timeout=30)
+        assert termios.tcgetattr(secondary)[3] & termios.ICANON  # restored to line mode
+        os.close(main)
+        os.close(secondary)
+    assert review.returncode == 0
+    saved = questions.saved_answers()
+    assert saved["split"].mark == "got" and saved["split"].answer == "one process took too long"
+    assert saved["keys"].mark == "partly"

@@ -8,64 +8,105 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import wcwidth
 
-from labs.grading.criteria import Outcome
-from labs.term.watch import summary_lines, watch_tree, with_folders
+from labs.checking.hints import Hint
+from labs.checking.runner import CheckResult, Report
+from labs.term import i18n
+from labs.term.layout import failure_lines
+from labs.term.progress import with_folders
+from labs.term.watch import summary_lines, watch_tree
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree
 
 
-def fake_outcomes(passing: int) -> dict[int, Outcome]:
-    """Six outcomes where the first `passing` pass and the next fails with a hint."""
-    return {
-        n: Outcome("pass") if n <= passing else Outcome("fail", f"hint: keys.py:{n}")
-        for n in range(1, 7)
-    }
+def fake_report(passing: int) -> Report:
+    """Six results where the first `passing` pass and the others fail with a hint."""
+    return Report(
+        "starter",
+        "memory",
+        [
+            CheckResult(str(n), n, f"check {n}'s title", True, 1.0)
+            if n <= passing
+            else CheckResult(
+                str(n),
+                n,
+                f"check {n}'s title",
+                False,
+                1.0,
+                expected="the same key",
+                got="another key",
+                hint=Hint("shared/keys.py", n, f"TODO(check {n}): fix it"),
+            )
+            for n in range(1, 7)
+        ],
+    )
 
 
 def test_the_summary_shows_progress_and_the_first_failing_check() -> None:
-    """n/6, then the first failing check's number and message."""
-    lines = summary_lines("starter", fake_outcomes(2))
+    """n/6, then the first failing check's number, then its expected, got and hint lines."""
+    lines = summary_lines("starter", fake_report(2))
     assert "2/6" in lines[0]
-    assert "check 3" in lines[1] and "keys.py:3" in lines[2]
+    assert "check 3" in lines[1]
+    assert [line.split()[0] for line in lines[2:]] == ["expected:", "got:", "hint:"]
+    assert "shared/keys.py:3" in lines[4]
 
 
-@pytest.mark.parametrize("poll", [True, False], ids=["polling", "file-events"])
-def test_saving_a_file_reruns_the_checks(tmp_path: Path, poll: bool) -> None:
-    """After a save, the checks run again, whichever way changes are noticed."""
-    tree = copy_tree(tree_root("starter"), tmp_path / "starter")
-    runs: list[Path] = []
-    stop = threading.Event()
+@pytest.mark.parametrize("language", [i18n.ENGLISH, i18n.CHINESE])
+def test_the_failure_is_laid_out_as_labs_check_lays_it_out(
+    language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 80 columns watch's block is labs check's layout, only four columns further left."""
+    monkeypatch.setenv("LAB_LANG", language)
+    i18n.use(language)
+    try:
+        report = fake_report(2)
+        report.results[2].got = "the key changes on every call: " + "abcdef0123… then " * 6
+        lines = summary_lines("starter", report, 80)
+        check_block = failure_lines(report.results[2], " " * 8, 84)
+    finally:
+        i18n.use(i18n.ENGLISH)
+    assert lines[-len(check_block) :] == [line[4:] for line in check_block]
+    assert len(check_block) > 3 and all(wcwidth.width(line) <= 80 for line in lines)
 
-    def run(root: Path) -> dict[int, Outcome]:
-        runs.append(root)
-        if len(runs) == 2:
-            stop.set()
-        return fake_outcomes(3)
 
-    out = io.StringIO()
-    watcher = threading.Thread(
-        target=watch_tree,
-        args=(tree, "starter", out, stop),
-        kwargs={"poll": poll, "run": run},
-        daemon=True,
+@pytest.mark.parametrize("language", [i18n.ENGLISH, i18n.CHINESE])
+def test_watch_at_80_columns_puts_expected_got_and_hint_on_lines_of_their_own(
+    tmp_path: Path, language: str
+) -> None:
+    """`python -m labs watch` on the starter: one field per line, none wider, no path cut."""
+    copy_tree(tree_root("starter"), tmp_path / "starter")
+    done = subprocess.run(
+        [sys.executable, "-m", "labs", "watch", "--tree", "./starter"],
+        cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "80", "LAB_LANG": language},
+        input="q",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
-    watcher.start()
-    deadline = time.monotonic() + 20
-    while not runs and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.6)  # let the watcher take its first look
-    keys = tree / "shared" / "keys.py"
-    keys.write_text(keys.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-    watcher.join(timeout=20)
-    stop.set()
-    assert len(runs) == 2
-    assert "changed: shared/keys.py" in out.getvalue()
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    i18n.use(language)
+    try:
+        labels = [
+            i18n._(t).partition("{text}")[0] for t in ("expected: {text}", "got:      {text}")
+        ]
+        labels.append(i18n._("hint:     {text}").partition("{text}")[0])
+    finally:
+        i18n.use(i18n.ENGLISH)
+    starts = [
+        next(i for i, line in enumerate(lines) if line.startswith("    " + label))
+        for label in labels
+    ]
+    assert starts == sorted(starts)
+    assert "starter/shared/keys.py:24" in lines[starts[2]]
+    assert all(wcwidth.width(line) <= 80 for line in lines), done.stdout
 
 
 def test_ctrl_c_stops_watching_cleanly(tmp_path: Path) -> None:
@@ -102,9 +143,7 @@ def test_help_says_it_falls_back_to_polling() -> None:
     assert "polling" in result.stdout and "file events" in result.stdout
 
 
-def watch_with_keys(
-    tree: Path, pressed: str, run: Callable[[Path], dict[int, Outcome]] | None = None
-) -> str:
+def watch_with_keys(tree: Path, pressed: str, run: Callable[[Path], Report] | None = None) -> str:
     """Watch the tree, press the keys in order, and return what was printed once it stops."""
     out = io.StringIO()
     stop = threading.Event()
@@ -134,9 +173,9 @@ def test_r_reruns_the_checks_and_q_quits(tmp_path: Path) -> None:
     tree = copy_tree(tree_root("starter"), tmp_path / "starter")
     runs: list[Path] = []
 
-    def run(root: Path) -> dict[int, Outcome]:
+    def run(root: Path) -> Report:
         runs.append(root)
-        return fake_outcomes(len(runs))  # each run passes one more, so each prints anew
+        return fake_report(len(runs))  # each run passes one more, so each prints anew
 
     out = watch_with_keys(tree, "rq", run)
     assert len(runs) == 2
@@ -146,7 +185,7 @@ def test_r_reruns_the_checks_and_q_quits(tmp_path: Path) -> None:
 def test_h_shows_the_next_hint_for_the_first_failing_check(tmp_path: Path, state: Path) -> None:
     """Pressed twice, h shows tiers 1 and 2 of the first failing check, with its TODO line."""
     tree = copy_tree(tree_root("starter"), tmp_path / "starter")
-    out = watch_with_keys(tree, "hhq", lambda root: fake_outcomes(3))
+    out = watch_with_keys(tree, "hhq", lambda root: fake_report(3))
     assert "check 4, hint 1 of 3" in out and "check 4, hint 2 of 3" in out
     assert "shared/states.py:" in out and "press h again" in out
 
@@ -209,7 +248,7 @@ def test_keys_arrive_without_enter_only_on_a_terminal_and_the_terminal_is_restor
     """On a terminal, cbreak mode while watching and the old mode after; a pipe is left alone."""
     import termios
 
-    from labs.term.watch import single_keys
+    from labs.term.keys import single_keys
 
     main, secondary = os.openpty()
     try:
