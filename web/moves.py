@@ -8,23 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from labs.lesson.states import STATUSES, next_states
 from labs.term.i18n import N_
 
 from .i18n import Sentence, Verbatim, _
 from .intake import Intake
 from .journal import Entry
-from .lesson import LESSON_ALLOWED_STATUSES
 from .outcome import Outcome
 from .safety import FormError
 
 # Every status in the order of a run's life: pending, running, streaming, done, failed, cancelled.
-STATES = list(LESSON_ALLOWED_STATUSES)
+STATES = list(STATUSES)
 # The lesson's allowlist (the reference one). Buttons offer these moves on both trees, in
 # lifecycle order, and a move outside it that a tree accepts anyway is journalled as illegal.
-LESSON_ALLOWED: dict[str, list[str]] = {
-    str(state): sorted((str(t) for t in targets), key=STATES.index)
-    for state, targets in LESSON_ALLOWED_STATUSES.items()
-}
+LESSON_ALLOWED: dict[str, list[str]] = {state: next_states(state) for state in STATUSES}
 
 
 class LessonMoves(Intake):

@@ -22,8 +22,9 @@ from labs.trees.regions import copy_tree
 
 from ..untrusted import clean_text
 from .criteria import CRITERIA, Grade, Outcome
+from .errors import BrokenSubmissionError
 from .grader import Grader, typecheck_trees
-from .intake import BrokenSubmission, Intake, take_in
+from .intake import Intake, take_in
 from .isolate import COULD_NOT_RUN, TIMED_OUT
 
 TYPECHECK_TIMEOUT = 120.0  # for one tree; a class's run gets 2 s more per tree
@@ -40,7 +41,7 @@ def find_tree(root: Path) -> Path:
         and sum((p / sub).is_dir() for sub in SUBPACKAGES) >= 2
     ]
     if not trees:
-        raise BrokenSubmission(
+        raise BrokenSubmissionError(
             "no lab tree inside (a folder with __init__.py, shared/, infra/, gateway/, worker/)"
         )
     return min(trees, key=lambda p: len(p.parts))
@@ -75,7 +76,7 @@ def prepare(
     try:
         intake = take_in(source, scratch)
         found = find_tree(intake.root)
-    except BrokenSubmission as error:
+    except BrokenSubmissionError as error:
         return broken_grade(label, str(error), database_url)
     # A name of its own per submission keeps mypy's shared cache from mixing them up.
     tree = copy_tree(found, scratch / ("graded_" + re.sub(r"\W", "_", f"{scratch.name}_{label}")))

@@ -14,24 +14,26 @@ import threading
 import weakref
 from pathlib import Path
 
-from labs.sandbox.box import Limits, MiB, Sandbox
+from labs.sandbox.box import Sandbox
+from labs.sandbox.limits import Limits, MiB
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree
 
 from ..untrusted import clean_text
 from .criteria import CRITERIA, Criterion, Grade, Outcome
 from .edits import edits_outside_regions
+from .errors import MigrationFailedError
 from .intake import copy_folder
 from .isolate import CHECK_NUMBERS, check_outcomes, child_env
 from .migration import judge_migration, migration_files, no_migration_message
 from .notes import NEEDS_REVIEW, add_notes
-from .on_postgres import MigrationFailedError, migrated_schema
+from .on_postgres import migrated_schema
 from .splice import splice
 
 # mypy over a tree needs more room than the checks; the limits still bound it.
 TYPECHECK_LIMITS = Limits(cpu_seconds=600, address_space=6144 * MiB, output_bytes=8 * MiB)
 BLOCKED = "prevented further checking"  # mypy's words when a file does not parse
-CUT = "bytes not kept ...]"  # CappedOutput's mark where it dropped the middle
+CUT = "bytes of output left out"  # CappedOutput's mark where it dropped the middle
 MYPY_ERROR = re.compile(r"^(?P<path>[^:\s][^:]*):\d+(:\d+)?: error:")
 
 

@@ -296,7 +296,8 @@ def judge_migration(
         return Outcome("fail", no_migration_message(tree, migrations))
     if not database_url:
         return judge_statically(files)
-    from .on_postgres import MigrationFailedError, migrated_schema
+    from .errors import MigrationFailedError
+    from .on_postgres import migrated_schema
 
     try:
         with migrated_schema(database_url, tree, files[0].parent, timeout) as tenant:

@@ -25,15 +25,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from .errors import CriterionFailedError
+
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
     from .criteria import Criterion, Grade
     from .grader import Grader
-
-
-class CriterionFailed(Exception):
-    """The submission did not meet a criterion: a grade, not an error of the run."""
 
 
 @dataclass
@@ -213,13 +211,13 @@ class CriterionItem(pytest.Item):
         if not outcome.passed:
             # A check's output is its trace, already in results.json; a typecheck's is the errors.
             shown = (outcome.message, "" if self.criterion.check else outcome.output)
-            raise CriterionFailed("\n".join(part for part in shown if part))
+            raise CriterionFailedError("\n".join(part for part in shown if part))
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None
     ) -> str | TerminalRepr:
         """The criterion's message for a failed grade; the traceback for a grader bug."""
-        if isinstance(excinfo.value, CriterionFailed):
+        if isinstance(excinfo.value, CriterionFailedError):
             return f"{self.criterion.title} ({self.criterion.points} points)\n{excinfo.value}"
         self.config.stash[GRADING].errors.append(f"{self.name}: {excinfo.value!r}")
         return super().repr_failure(excinfo)
@@ -256,12 +254,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     run = session.config.stash.get(GRADING, None)
     if run is None:
         return
-    from .results import write_results_json
+    from labs.checking.results import write_results
+
+    from .results import results_json
 
     error = "; ".join(run.errors)
     run.grader.annotate(run.grade)
     try:
-        write_results_json(run.grade, run.results, error)
+        write_results(results_json(run.grade, error), run.results)
     except OSError as problem:
         run.errors.append(f"could not write {run.results}: {problem}")
     needed = run.needed()
