@@ -28,6 +28,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         CHECK_TIMEOUT=float(os.environ.get("WEB_CHECK_TIMEOUT", "60")),
         # Bytes kept of the check process's stdout and of its stderr (the head and the tail).
         CHECK_OUTPUT_LIMIT=KEPT_OUTPUT,
+        # The runs view's tree runs in a process of its own: one that does not answer a request
+        # within this many seconds (a learner's endless loop) is killed, and started again.
+        RUNS_TIMEOUT=float(os.environ.get("WEB_RUNS_TIMEOUT", "5")),
+        # Seconds that process may take to import the tree and open its store.
+        RUNS_START_TIMEOUT=float(os.environ.get("WEB_RUNS_START_TIMEOUT", "30")),
         # Seconds between two steps of the demo executor: slow enough to watch.
         DEMO_PACE=float(os.environ.get("WEB_DEMO_PACE", "0.8")),
         DEMO_CHUNKS=4,

@@ -60,7 +60,10 @@ def die_with_parent() -> None:
     """Ask Linux to kill this host when the driver that started it dies (killed, timed out).
 
     A host stuck in a learner's endless loop never reads the closed requests
-    pipe, so without this it would outlive its driver. Elsewhere: a no-op.
+    pipe, so without this it would outlive its driver. Linux sends the signal
+    when the thread that started the host ends, so a threaded program starts
+    its hosts from a thread that lives as long as they should (the dashboard's
+    web/tree_link.py does). Elsewhere: a no-op.
     """
     if not sys.platform.startswith("linux"):
         return
