@@ -94,21 +94,6 @@ def finish(prepared: Prepared) -> Grade:
     return grade
 
 
-def grade_submission(
-    source: Path, label: str, *, timeout: float, database_url: str | None = None
-) -> Grade:
-    """Grade one submission in its own temporary copy; a broken one gets a Grade saying why."""
-    with tempfile.TemporaryDirectory(prefix="lab-grade-") as scratch:
-        prepared = prepare(
-            source,
-            clean_text(label),
-            Path(scratch) / "s",
-            timeout=timeout,
-            database_url=database_url,
-        )
-        return prepared if isinstance(prepared, Grade) else finish(prepared)
-
-
 def broken_grade(label: str, why: str, database_url: str | None = None) -> Grade:
     """A submission that could not be graded scores zero on every criterion it is graded on."""
     grade = Grade(label, broken=why)
