@@ -57,6 +57,7 @@ CHECKS = [
     "labs/checking/checks/*.py",
     "labs/checking/extra.py",
     "labs/checking/context.py",
+    "labs/checking/definition.py",
     "labs/checking/hints.py",
     "labs/checking/report.py",
     "labs/checking/runner.py",

@@ -1,4 +1,4 @@
-"""What every self-check runs in, and what a check is.
+"""What every self-check runs in: its context, and `expect`.
 
 A check runs in the lab kit's process and never touches the tree's objects:
 it gets a CheckContext whose methods send requests to the tree host (host.py)
@@ -11,7 +11,6 @@ check that sees something else raises CheckFailedError (see `expect`).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,48 +213,6 @@ def _answer(value: Any) -> Answer:
 def record(value: Any) -> dict[str, Any]:
     """A record as the host sent it (a dict), or an empty one if it sent something else."""
     return value if isinstance(value, dict) else {}
-
-
-CheckFunction = Callable[["CheckContext"], None]
-
-
-@dataclass(frozen=True)
-class Check:
-    """A numbered check: its title, its function, and the file its failures point to."""
-
-    number: int
-    title: str
-    run: Callable[[CheckContext], None]
-    default_hint: str
-
-    @property
-    def key(self) -> str:
-        """What --only names it by: its number."""
-        return str(self.number)
-
-
-@dataclass(frozen=True)
-class ExtraCheck:
-    """A labelled extra check: shown after the six, never counted in them."""
-
-    key: str
-    title: str
-    run: Callable[[CheckContext], None]
-    default_hint: str
-
-    @property
-    def number(self) -> None:
-        """Extra checks have no number."""
-        return None
-
-
-def check(number: int, title: str, default_hint: str) -> Callable[[CheckFunction], Check]:
-    """Make the function below self-check number (checks/__init__.py lists them in order)."""
-
-    def make(run: CheckFunction) -> Check:
-        return Check(number, title, run, default_hint)
-
-    return make
 
 
 def expect(condition: bool, expected: str, got: str, hint: Hint | None = None) -> None:

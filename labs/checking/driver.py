@@ -21,8 +21,9 @@ from labs.term.i18n import _
 from labs.trees.finding import Tree
 from labs.untrusted import clean_text
 
-from .context import Check, CheckContext, ExtraCheck
+from .context import CheckContext
 from .database import Database
+from .definition import Check, ExtraCheck
 from .errors import (
     CheckFailedError,
     HostError,

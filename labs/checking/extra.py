@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from labs.term.i18n import N_, _
 
-from .context import CheckContext, ExtraCheck, expect, record
+from .context import CheckContext, expect, record
+from .definition import ExtraCheck
 from .errors import CheckFailedError
 from .hints import Hint
 

@@ -13,7 +13,7 @@ from labs.trees.finding import Tree, TreeLoadError, find_tree
 from labs.untrusted import clean_text
 
 from .checks import CHECKS
-from .context import Check, ExtraCheck
+from .definition import Check, ExtraCheck
 from .driver import CHECK_TIMEOUT, Driver
 from .errors import HostError, RefusedError, TreeDoesNotImportError
 from .extra import EXTRA_CHECKS

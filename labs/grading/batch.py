@@ -23,9 +23,10 @@ from labs.trees.regions import copy_tree
 from ..untrusted import clean_text
 from .criteria import CRITERIA, Grade, Outcome
 from .errors import BrokenSubmissionError
-from .grader import Grader, typecheck_trees
+from .grader import Grader
 from .intake import Intake, take_in
 from .isolate import COULD_NOT_RUN, TIMED_OUT
+from .typecheck import typecheck_trees
 
 TYPECHECK_TIMEOUT = 120.0  # for one tree; a class's run gets 2 s more per tree
 

@@ -106,31 +106,6 @@ FAIL_UNDER = re.compile(r"\d+(\.\d+)?%?")
 COMMAND = "python -P -m labs.grading.pytest_main --lab-tree PATH"
 
 
-def pinned_config_problem(config: pytest.Config, tree: Path) -> str | None:
-    """Why this run's configuration is not the one pytest_main pins, or None when it is."""
-    from .pytest_main import DROPPED_ENV, INI_NAME, KIT_INI
-
-    ini = config.inipath
-    if ini is None or ini.name != INI_NAME:
-        return f"pytest read its settings from {ini or 'no ini file'}, which the tree could write"
-    try:
-        pinned = ini.read_text(encoding="utf-8") == KIT_INI
-    except OSError:
-        pinned = False
-    if not pinned or ini.resolve().is_relative_to(tree):
-        return f"pytest read its settings from {ini}, not from the lab kit's own"
-    if config.rootpath != ini.parent:
-        return f"the root folder is {config.rootpath}, not the one the lab kit made"
-    if not config.getoption("noconftest"):
-        return "conftest.py files were allowed to load"
-    if config.getoption("file_or_dir"):
-        return "positional arguments were given: " + " ".join(config.getoption("file_or_dir"))
-    set_env = [name for name in DROPPED_ENV if os.environ.get(name)]
-    if set_env:
-        return f"{', '.join(set_env)} is set"
-    return None
-
-
 def chosen_criteria(config: pytest.Config) -> list[Criterion]:
     """The criteria --lab-only names (all by default), or a UsageError naming an unknown one."""
     from .criteria import CRITERIA
@@ -164,6 +139,8 @@ def pytest_configure(config: pytest.Config) -> None:
     root = Path(tree).resolve()
     if not (root / "__init__.py").is_file():
         raise pytest.UsageError(f"--lab-tree {tree}: no lab tree at {root} (no __init__.py)")
+    from .pytest_main import pinned_config_problem
+
     problem = pinned_config_problem(config, root)
     if problem:
         raise pytest.UsageError(

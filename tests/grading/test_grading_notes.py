@@ -10,11 +10,12 @@ from pathlib import Path
 
 from labs.grading.criteria import Grade
 from labs.grading.edits import edits_outside_regions
-from labs.grading.grader import Grader, typecheck_trees
+from labs.grading.grader import Grader
 from labs.grading.isolate import check_outcomes
 from labs.grading.notes import NEEDS_REVIEW, needs_review
 from labs.grading.results import results_json
 from labs.grading.summary import table_lines, write_csv
+from labs.grading.typecheck import typecheck_trees
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree, regions_in
 from tests.grading import submissions as make

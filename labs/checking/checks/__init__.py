@@ -9,7 +9,7 @@ with what it expected, what it got, and the TODO(check N) line to edit.
 
 from __future__ import annotations
 
-from ..context import Check
+from ..definition import Check
 from . import grains, idempotency, intake, moves, order, worker
 
 CHECKS: list[Check] = [

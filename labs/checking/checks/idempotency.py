@@ -7,7 +7,8 @@ from typing import Any
 
 from labs.term.i18n import N_, _
 
-from ..context import CheckContext, check, expect, record
+from ..context import CheckContext, expect, record
+from ..definition import check
 from ..errors import CheckFailedError, RefusedError
 
 BURSTS, BURST_SIZE = 3, 4  # the races: how many, and how many requests in each

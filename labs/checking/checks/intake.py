@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from labs.term.i18n import N_, _
 
-from ..context import CheckContext, check, expect
+from ..context import CheckContext, expect
+from ..definition import check
 
 
 @check(1, N_("gateway intake: POST /chat answers 202 with a pending run"), "gateway/routes.py")

@@ -8,7 +8,8 @@ from typing import Any
 from labs.lesson.states import LESSON_MOVES, PATHS, STATUSES
 from labs.term.i18n import N_, _
 
-from ..context import CheckContext, check, expect, record, store_call
+from ..context import CheckContext, expect, record, store_call
+from ..definition import check
 from ..errors import CheckFailedError, RefusedError
 from ..hints import Hint
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from labs.term.i18n import N_, _
 
-from ..context import CheckContext, check, expect, record, store_call
+from ..context import CheckContext, expect, record, store_call
+from ..definition import check
 from ..errors import CheckFailedError, RefusedError
 
 

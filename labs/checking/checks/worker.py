@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from labs.term.i18n import N_, _
 
-from ..context import CheckContext, check, expect, record
+from ..context import CheckContext, expect, record
+from ..definition import check
 
 
 @check(6, N_("worker: the read-only query sees the run the gateway persisted"), "worker/queries.py")
