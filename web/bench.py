@@ -70,11 +70,10 @@ class Bench(LessonMoves):
         self.notice = Sentence()  # why the bench is not on the store it was asked for
         self.restarted = Sentence()  # when the tree's host was started again, and what it lost
         memory = HostSpec(self.tree.root, "memory", None, self.tree.package, self.tree.package)
-        self.store_kind = "postgres" if database_url else "memory"
+        asked = replace(memory, store="postgres", database_url=database_url)
+        self.store_kind = "postgres" if database_url else "memory"  # until a host opens one
         self.link = TreeLink(
-            replace(memory, store="postgres", database_url=database_url)
-            if database_url
-            else memory,
+            asked if database_url else memory,
             timeout=timeout,
             start_timeout=start_timeout,
             fallback=memory if database_url else None,

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from labs.checking.errors import RefusedError
+from labs.checking.ops import MAX_BATCH
 
 from .tree_link import TreeLink
 
@@ -50,6 +51,8 @@ class SessionGoneError(TreeRaisedError):
     type_name = "SessionNotFoundError"
 
 
+# Runs read in one batch request: two calls each, within the host's limit a batch.
+BATCH_RUNS = MAX_BATCH // 2
 MIRRORED: dict[str, type[TreeRaisedError]] = {
     kind.type_name: kind for kind in (StoreDownError, RunGoneError, SessionGoneError)
 }
@@ -88,10 +91,12 @@ class StoredMessage:
 
 
 def _fields(value: object) -> dict[str, Any]:
+    """A JSON object from the host, or an empty one if it sent something else."""
     return value if isinstance(value, dict) else {}
 
 
 def _when(value: object) -> datetime | None:
+    """A time the host sent in ISO format, or None."""
     try:
         return datetime.fromisoformat(str(value))
     except ValueError:
@@ -165,27 +170,38 @@ class RemoteStore:
         return [run_from(r) for r in found] if isinstance(found, list) else []
 
     def read_runs(self, run_ids: list[str]) -> list[tuple[StoredRun, int] | None]:
-        """Each run and how many messages it has, in one round trip; None for a run gone."""
+        """Each run and how many messages it has, a batch per BATCH_RUNS; None for a run gone."""
+        found: list[tuple[StoredRun, int] | None] = []
+        for start in range(0, len(run_ids), BATCH_RUNS):
+            found += self._read_batch(run_ids[start : start + BATCH_RUNS])
+        return found
+
+    def _read_batch(self, run_ids: list[str]) -> list[tuple[StoredRun, int] | None]:
         calls = [
             {"op": "store", "method": method, "args": [run_id], "traced": False}
             for run_id in run_ids
             for method in ("get_run", "messages_for_run")
         ]
-        answers = self._call("batch", calls=calls) if calls else []
+        answers = self._call("batch", calls=calls)
+        if not isinstance(answers, list) or len(answers) != len(calls):
+            raise TreeRaisedError("the host's batch answer does not match its requests")
+        replies = [_reply(answer) for answer in answers]
         found: list[tuple[StoredRun, int] | None] = []
-        for index in range(len(run_ids)):
-            pair = answers[2 * index : 2 * index + 2] if isinstance(answers, list) else []
-            run, messages = (_fields(a) for a in [*pair, {}, {}][:2])
-            for answer in (run, messages):
-                if answer.get("ok") is not True:
-                    error = mirrored(RefusedError(answer.get("error")))
-                    if not isinstance(error, RunGoneError):
-                        raise error
-            if run.get("ok") is not True:
+        for run, messages in zip(replies[0::2], replies[1::2], strict=True):
+            for reply in (run, messages):
+                if isinstance(reply, TreeRaisedError) and not isinstance(reply, RunGoneError):
+                    raise reply  # the store is down, or the tree has a bug: not a gone run
+            if isinstance(run, TreeRaisedError):
                 found.append(None)
-                continue
-            listed = messages.get("value")
-            found.append(
-                (run_from(run.get("value")), len(listed) if isinstance(listed, list) else 0)
-            )
+            else:
+                count = len(messages) if isinstance(messages, list) else 0
+                found.append((run_from(run), count))
         return found
+
+
+def _reply(answer: object) -> object:
+    """One answer of a batch: its value, or the mirrored error the tree raised."""
+    fields = _fields(answer)
+    if fields.get("ok") is True:
+        return fields.get("value")
+    return mirrored(RefusedError(fields.get("error")))
