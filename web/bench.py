@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from labs.checking.errors import TreeDoesNotImportError
+from labs.checking.errors import RefusedError, TreeDoesNotImportError
 from labs.checking.protocol import HostSpec
 from labs.lesson.states import next_states
 from labs.term.i18n import N_
@@ -28,7 +28,14 @@ from .intake import SessionRefusedError
 from .journal import Journal
 from .moves import LessonMoves
 from .outcome import Outcome
-from .remote import RemoteStore, RunGoneError, SessionGoneError, StoreDownError, TreeRaisedError
+from .remote import (
+    RemoteStore,
+    RunGoneError,
+    SessionGoneError,
+    StoreDownError,
+    TreeRaisedError,
+    error_text,
+)
 from .tree_link import TreeLink, TreeNotAnsweringError
 
 MOVING = ("pending", "running", "streaming")
@@ -89,6 +96,7 @@ class Bench(LessonMoves):
         # A learner's bug raising where no refusal is expected counts too: never a 500.
         self.failures: tuple[type[Exception], ...] = (
             TreeRaisedError,
+            RefusedError,  # what the tree raised on a request made without RemoteStore
             SessionRefusedError,
             TreeNotAnsweringError,
             TreeDoesNotImportError,
@@ -146,6 +154,16 @@ class Bench(LessonMoves):
         """
         if isinstance(error, TreeNotAnsweringError | TreeDoesNotImportError):
             return self._host_down(error)
+        if isinstance(error, RefusedError) or (
+            isinstance(error, TreeRaisedError) and not isinstance(error, StoreDownError)
+        ):  # not the store saying it is down: a learner's bug where no refusal is expected
+            return Sentence(
+                N_("the %(tree)s tree raised %(said)s; fix it, then reload"),
+                tree=self.name,
+                said=Verbatim(
+                    error.describe() if isinstance(error, RefusedError) else error_text(error)
+                ),
+            )
         reason = str(error)
         said = error.sentence if isinstance(error, SessionRefusedError) else Verbatim(reason)
         command = ALEMBIC_COMMAND.search(reason)

@@ -35,6 +35,19 @@ def _endless(*args, **kwargs):
 
 _shipped, MemoryStore.{method} = MemoryStore.{method}, _endless
 """
+BUG = """
+
+import os as _os
+
+
+def _buggy(self, run_id):
+    if _os.path.exists({flag!r}):
+        raise ZeroDivisionError("a learner's bug")
+    return _messages_for_run(self, run_id)
+
+
+_messages_for_run, MemoryStore.messages_for_run = MemoryStore.messages_for_run, _buggy
+"""
 T = TypeVar("T")
 
 
@@ -146,3 +159,18 @@ def test_the_notices_of_a_hung_tree_speak_chinese(hung_app: Flask, tree_copy: Pa
     restarted = client.get("/runs/starter").text
     assert "秒内没有应答" in form_error(hung) and 'id="runs-restarted"' in restarted
     assert english_on(hung) == [] and english_on(restarted) == []
+
+
+def test_a_store_that_raises_a_bug_is_a_notice_not_a_500(
+    hung_app: Flask, tree_copy: Path, tmp_path: Path
+) -> None:
+    """A learner's bug raising in a read the table needs: the page says what it raised, 503."""
+    flag = tmp_path / "raise-now"
+    with (tree_copy / "infra" / "memory.py").open("a", encoding="utf-8") as source:
+        source.write(BUG.format(flag=str(flag)))
+    client = hung_app.test_client()
+    send(client, "starter")
+    flag.touch()
+    answer = client.get("/runs/starter", headers=HTMX)
+    assert answer.status_code == 503
+    assert "ZeroDivisionError: a learner's bug" in form_error(answer.text)
