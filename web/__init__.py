@@ -12,7 +12,7 @@ from htmx_flask import Htmx  # type: ignore[import-untyped]
 from jinja2 import StrictUndefined
 from werkzeug.wrappers import Response
 
-from .checks_run import OUTPUT_LIMIT
+from .checks_run import KEPT_OUTPUT
 from .hosts import trusted_from_env, trusted_hosts
 from .i18n import register_i18n
 from .lab import Lab
@@ -27,7 +27,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         # A learner's infinite loop ends here: the check process is killed after this long.
         CHECK_TIMEOUT=float(os.environ.get("WEB_CHECK_TIMEOUT", "60")),
         # Bytes kept of the check process's stdout and of its stderr (the head and the tail).
-        CHECK_OUTPUT_LIMIT=OUTPUT_LIMIT,
+        CHECK_OUTPUT_LIMIT=KEPT_OUTPUT,
+        # The runs view's tree runs in a process of its own: one that does not answer a request
+        # within this many seconds (a learner's endless loop) is killed, and started again.
+        RUNS_TIMEOUT=float(os.environ.get("WEB_RUNS_TIMEOUT", "5")),
+        # Seconds that process may take to import the tree and open its store.
+        RUNS_START_TIMEOUT=float(os.environ.get("WEB_RUNS_START_TIMEOUT", "30")),
         # Seconds between two steps of the demo executor: slow enough to watch.
         DEMO_PACE=float(os.environ.get("WEB_DEMO_PACE", "0.8")),
         DEMO_CHUNKS=4,

@@ -1,8 +1,11 @@
 """One tree's lab bench: its store and gateway, and the live table of the runs sent through it.
 
 Every attempt goes through the tree's own code (gateway routes, store
-methods), so the starter's bugs show up here exactly as in the checks.
-The lesson's buttons are in moves.py, sending messages in intake.py.
+methods, the worker's query), so the starter's bugs show up here exactly as
+in the checks. That code runs in the tree's host, a process of its own
+(tree_link.py), never in the dashboard's: a tree that loops is stopped
+after the time limit, and the page says so. The lesson's buttons are in
+moves.py, sending messages in intake.py.
 """
 
 from __future__ import annotations
@@ -10,18 +13,30 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from datetime import datetime
 
+from labs.checking.errors import RefusedError, TreeDoesNotImportError
+from labs.checking.protocol import HostSpec
+from labs.lesson.states import next_states
 from labs.term.i18n import N_
-from labs.trees.finding import load_tree
+from labs.trees.finding import find_tree
 
 from .demo import DemoExecutor
 from .i18n import Sentence, Verbatim
 from .intake import SessionRefusedError
 from .journal import Journal
-from .moves import LESSON_ALLOWED, LessonMoves
+from .moves import LessonMoves
 from .outcome import Outcome
+from .remote import (
+    RemoteStore,
+    RunGoneError,
+    SessionGoneError,
+    StoreDownError,
+    TreeRaisedError,
+    error_text,
+)
+from .tree_link import TreeLink, TreeNotAnsweringError
 
 MOVING = ("pending", "running", "streaming")
 
@@ -44,22 +59,48 @@ ALEMBIC_COMMAND = re.compile(r"`(alembic [^`]+)`")
 
 
 class Bench(LessonMoves):
-    """A tree's store and gateway, the runs sent through it, and the journal of attempts."""
+    """A tree's store and gateway (in its host), the runs sent through it, and the journal."""
 
     def __init__(
-        self, name: str, spec: str, database_url: str | None, *, pace: float, chunks: int
+        self,
+        name: str,
+        spec: str,
+        database_url: str | None,
+        *,
+        pace: float,
+        chunks: int,
+        timeout: float,
+        start_timeout: float,
     ) -> None:
         self.name = name
-        self.tree = load_tree(spec)
+        self.tree = find_tree(spec)  # found, never imported: its host imports it
         self.notice = Sentence()  # why the bench is not on the store it was asked for
-        self.store_kind, self.store = self._open_store(database_url)
-        errors = self.tree.module("shared.errors")
+        self.restarted = Sentence()  # when the tree's host was started again, and what it lost
+        memory = HostSpec(self.tree.root, "memory", None, self.tree.package, self.tree.package)
+        asked = replace(memory, store="postgres", database_url=database_url)
+        self.store_kind = "postgres" if database_url else "memory"  # until a host opens one
+        self.link = TreeLink(
+            asked if database_url else memory,
+            timeout=timeout,
+            start_timeout=start_timeout,
+            fallback=memory if database_url else None,
+            on_start=self._started,
+        )
+        self.store = RemoteStore(self.link)
         # The tree's own "the database did not answer": the views show it as a notice.
-        self.unavailable: type[Exception] = errors.StoreUnavailableError
+        self.unavailable: type[Exception] = StoreDownError
         # A run or session gone from the database (rows deleted, tables migrated again).
-        self.run_not_found: type[Exception] = errors.RunNotFoundError
-        self.session_not_found: type[Exception] = errors.SessionNotFoundError
-        self.gateway = self.tree.module("gateway").create_app(self.store)
+        self.run_not_found: type[Exception] = RunGoneError
+        self.session_not_found: type[Exception] = SessionGoneError
+        # What the views show as a notice rather than a failure: the store, or the tree's host.
+        # A learner's bug raising where no refusal is expected counts too: never a 500.
+        self.failures: tuple[type[Exception], ...] = (
+            TreeRaisedError,
+            RefusedError,  # what the tree raised on a request made without RemoteStore
+            SessionRefusedError,
+            TreeNotAnsweringError,
+            TreeDoesNotImportError,
+        )
         self.journal = Journal()
         self.last: Outcome | None = None
         self.will_fail: set[str] = set()
@@ -70,29 +111,59 @@ class Bench(LessonMoves):
         self._lock = threading.Lock()
         self.executor = DemoExecutor(self, pace=pace, chunks=chunks)
 
-    def _open_store(self, database_url: str | None) -> tuple[str, Any]:
-        infra = self.tree.module("infra")
-        if not database_url:
-            return "memory", infra.MemoryStore()
-        try:
-            store = infra.make_store({"DATABASE_URL": database_url, "DB_SCHEMA": self.tree.package})
-            store.ping()
-        except Exception as error:  # no driver module yet, database down, schema missing
+    def open(self) -> None:
+        """Start the tree's host if none runs (the page names the store it opened)."""
+        self.link.open()
+
+    def _started(self, kind: str) -> None:
+        """A host started (the link holds its lock: no bench lock is taken here)."""
+        self.store_kind = kind
+        refused = self.link.refused
+        if refused is not None:  # no driver module yet, database down, schema missing
             self.notice = Sentence(
                 N_(
                     "Postgres could not be used (%(error)s); "
                     "this bench runs on the memory store instead."
                 ),
-                error=Verbatim(f"{type(error).__name__}: {error}"),
+                error=Verbatim(f"{refused.type}: {refused.message}"),
             )
-            return "memory", infra.MemoryStore()
-        return "postgres", store
+        if self.link.starts > 1:
+            when = datetime.now().strftime("%H:%M:%S")
+            self.restarted = (
+                Sentence(
+                    N_(
+                        "The tree's process was started again at %(time)s, after it stopped "
+                        "answering: its memory store began empty, so the runs sent before are gone."
+                    ),
+                    time=when,
+                )
+                if kind == "memory"
+                else Sentence(
+                    N_(
+                        "The tree's process was started again at %(time)s, after it stopped "
+                        "answering."
+                    ),
+                    time=when,
+                )
+            )
 
     def down(self, error: Exception) -> Sentence:
         """The notice a view shows when the store stops serving mid-session, worded by cause.
 
         What the store (or the gateway) said is shown as it said it, in the page's sentence.
         """
+        if isinstance(error, TreeNotAnsweringError | TreeDoesNotImportError):
+            return self._host_down(error)
+        if isinstance(error, RefusedError) or (
+            isinstance(error, TreeRaisedError) and not isinstance(error, StoreDownError)
+        ):  # not the store saying it is down: a learner's bug where no refusal is expected
+            return Sentence(
+                N_("the %(tree)s tree raised %(said)s; fix it, then reload"),
+                tree=self.name,
+                said=Verbatim(
+                    error.describe() if isinstance(error, RefusedError) else error_text(error)
+                ),
+            )
         reason = str(error)
         said = error.sentence if isinstance(error, SessionRefusedError) else Verbatim(reason)
         command = ALEMBIC_COMMAND.search(reason)
@@ -121,36 +192,57 @@ class Bench(LessonMoves):
             said=said,
         )
 
+    def _host_down(self, error: TreeNotAnsweringError | TreeDoesNotImportError) -> Sentence:
+        """The notice for a tree whose host could not answer: why, and what happens next."""
+        if isinstance(error, TreeDoesNotImportError):
+            return Sentence(
+                N_("the %(tree)s tree does not import (%(said)s): fix it, then reload"),
+                tree=self.name,
+                said=Verbatim(str(error)),
+            )
+        if error.seconds is not None:
+            return Sentence(
+                N_(
+                    "the %(tree)s tree did not answer within %(seconds)s s (an endless loop, or a "
+                    "lock never released?): the dashboard stopped its process, and the next "
+                    "request starts a new one"
+                ),
+                tree=self.name,
+                seconds=f"{error.seconds:g}",
+            )
+        return Sentence(
+            N_("the %(tree)s tree's process stopped (%(said)s): the next request starts a new one"),
+            tree=self.name,
+            said=Verbatim(error.said) if error.said else Sentence(N_("(no output)")),
+        )
+
     def close(self) -> None:
-        """Stop the demo executor, then release the store's connections (SqlStore has a pool)."""
+        """Stop the demo executor, then the tree's host (and with it the store's connections)."""
         self.executor.stop()
-        close = getattr(self.store, "close", None)  # the Store protocol does not require one
-        if callable(close):
-            close()
+        self.link.close()
 
     # -- reading ------------------------------------------------------------------------
 
     def rows(self) -> list[RunRow]:
-        """The live table: every run with its status, messages and next moves.
+        """The live table: every run with its status, messages and next moves, in one request.
 
         Runs the database no longer holds are dropped (gone_notice says so).
         """
+        run_ids = self.run_ids()
         rows, gone = [], []
-        for run_id in self.run_ids():
-            try:
-                run = self.store.get_run(run_id)
-            except self.run_not_found:
+        for run_id, found in zip(run_ids, self.store.read_runs(run_ids), strict=True):
+            if found is None:
                 gone.append(run_id)
                 continue
-            status = str(run.status)
+            run, messages = found
             rows.append(
                 RunRow(
                     run_id,
-                    status,
+                    run.status,
                     run.input,
-                    len(self.store.messages_for_run(run_id)),
-                    run.updated_at.strftime("%H:%M:%S"),
-                    LESSON_ALLOWED[status],
+                    messages,
+                    run.updated_at.strftime("%H:%M:%S") if run.updated_at else "",
+                    next_states(run.status),
                     run_id in self.will_fail,
                 )
             )

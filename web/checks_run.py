@@ -22,6 +22,7 @@ from typing import Any
 
 from labs.term.i18n import N_
 from labs.trees.finding import REPO_ROOT
+from labs.untrusted import clean_text
 
 from .check_rows import FINISHED, CheckRow, ReportTail, build_rows, final_rows
 from .child import Child
@@ -31,7 +32,7 @@ from .i18n import Sentence, Verbatim
 POLL = 0.1
 # What the dashboard keeps of the child's stdout and of its stderr: 2 KiB from the start and
 # 2 KiB from the end; a crash's traceback ends up in the tail.
-OUTPUT_LIMIT = 4096
+KEPT_OUTPUT = 4096
 
 
 @dataclass
@@ -108,7 +109,7 @@ def start_checks(
     *,
     database_url: str | None,
     timeout: float,
-    output_limit: int = OUTPUT_LIMIT,
+    output_limit: int = KEPT_OUTPUT,
     on_end: Callable[[], None] = lambda: None,
     language: str | None = None,
 ) -> CheckRun:
@@ -198,7 +199,7 @@ def _watch(run: CheckRun, spec: str, env: dict[str, str], timeout: float, limit:
             if run._stopping and not stopped:
                 stopped = Sentence(N_("stopped: the dashboard was shutting down"))
             elif code not in (0, 1, None):
-                output = child.stderr.text().strip()
+                output = clean_text(child.stderr.text(), keep_newlines=True).strip()
                 stopped = Sentence(
                     N_("the check process stopped with exit code %(code)s: %(said)s"),
                     code=code,

@@ -2,9 +2,10 @@
 
 A learner's code can print without end (a loop around print, a traceback
 in a loop); the dashboard keeps the first and the last part of what a child
-wrote and counts what it left out, so memory stays bounded however much
-comes. The child gets a process group of its own, so killing it also kills
-whatever it started (the host that imports the tree).
+wrote and counts what it left out (labs.untrusted.CappedOutput, the kit's
+own), so memory stays bounded however much comes. The child gets a process
+group of its own, so killing it also kills whatever it started (the host
+that imports the tree).
 """
 
 from __future__ import annotations
@@ -18,57 +19,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-# Each of stdout and stderr keeps at most this many bytes: half from the start, half from the end.
-OUTPUT_LIMIT = 64 * 1024
+from labs.untrusted import CappedOutput
+
 CHUNK = 64 * 1024
 
 
-class CappedBuffer:
-    """The head and the tail of a byte stream, with the middle dropped past a limit."""
-
-    def __init__(self, limit: int = OUTPUT_LIMIT) -> None:
-        if limit < 2:
-            raise ValueError(f"limit must be at least 2 bytes, not {limit}")
-        self.limit = limit
-        self._head = bytearray()
-        self._tail = bytearray()
-        self.dropped = 0  # bytes left out between head and tail
-        self._lock = threading.Lock()
-
-    @property
-    def held(self) -> int:
-        """How many bytes the buffer holds now (never more than limit)."""
-        return len(self._head) + len(self._tail)
-
-    def feed(self, data: bytes) -> None:
-        """Take more output: the first limit/2 bytes stay, then only the newest limit/2."""
-        with self._lock:
-            room = self.limit // 2 - len(self._head)
-            if room > 0:
-                self._head += data[:room]
-                data = data[room:]
-            keep = self.limit - self.limit // 2
-            if len(data) >= keep:
-                self.dropped += len(self._tail) + len(data) - keep
-                self._tail[:] = data[-keep:]
-                return
-            self._tail += data
-            excess = len(self._tail) - keep
-            if excess > 0:
-                del self._tail[:excess]
-                self.dropped += excess
-
-    def text(self) -> str:
-        """Everything kept, as text, with a line saying how much was left out."""
-        with self._lock:
-            head, tail, dropped = bytes(self._head), bytes(self._tail), self.dropped
-        said = head.decode("utf-8", "replace")
-        if dropped:
-            said += f"\n… {dropped} bytes of output left out …\n"
-        return said + tail.decode("utf-8", "replace")
-
-
-def drain(stream: IO[bytes], into: CappedBuffer) -> None:
+def drain(stream: IO[bytes], into: CappedOutput) -> None:
     """Read a pipe to its end into a capped buffer (a thread's job, so the child never blocks)."""
     with stream:
         # os.read returns whatever is there (up to CHUNK) instead of waiting for a full chunk.
@@ -85,10 +41,10 @@ class Child:
         *,
         cwd: Path,
         env: Mapping[str, str],
-        output_limit: int = OUTPUT_LIMIT,
+        output_limit: int = 64 * 1024,
     ) -> None:
-        self.stdout = CappedBuffer(output_limit)
-        self.stderr = CappedBuffer(output_limit)
+        self.stdout = CappedOutput(output_limit)
+        self.stderr = CappedOutput(output_limit)
         self.process = subprocess.Popen(
             list(command),
             cwd=cwd,

@@ -3,7 +3,8 @@
 It exists so a learner can watch the state machine move: pending ->
 running -> streaming (messages appended seq 0..n) -> done, or failed when
 the run was sent with "make it fail". It goes through the tree's own
-worker query and store, so the guards it meets are the tree's guards.
+worker query and store, in the tree's host, so the guards it meets are the
+tree's guards, and a tree that hangs stops only the run being played.
 
 It needs only what DemoBench names; the bench (bench.py) provides it, and
 imports this module, never the other way round.
@@ -12,20 +13,21 @@ imports this module, never the other way round.
 from __future__ import annotations
 
 import threading
-from typing import Any, Protocol
+from typing import Protocol
 
 from labs.term.i18n import N_
 
 from .i18n import Sentence, Verbatim
 from .journal import Entry, Journal
+from .remote import RemoteStore, error_text
 
 
 class DemoBench(Protocol):
-    """What the demo executor uses of a bench: its tree, store, journal and moves."""
+    """What the demo executor uses of a bench: its store (the tree's, in its host), journal
+    and moves."""
 
     name: str
-    tree: Any  # labs.trees.finding.Tree: the worker module is looked up by name
-    store: Any  # the tree's store
+    store: RemoteStore
     journal: Journal
     will_fail: set[str]
 
@@ -132,9 +134,8 @@ class DemoExecutor:
         if self.interrupted is not None:
             self._play(self.interrupted, resuming=True)
             self.interrupted = None
-        worker = self.bench.tree.module("worker")
         try:
-            runs = worker.pending_runs(self.bench.store, 10)
+            runs = self.bench.store.pending_runs(10)  # the tree's worker query, in its host
         except self.bench.unavailable:
             raise
         except Exception:  # a learner's query may fail; try again at the next beat
@@ -151,16 +152,16 @@ class DemoExecutor:
         """Say once per outage that the store is gone, and which run waits for it."""
         if self.waiting_for_store:
             return
-        self.waiting_for_store = f"{type(error).__name__}: {error}"
-        said = Verbatim(self.waiting_for_store)
+        self.waiting_for_store = error_text(error)
+        quoted = Verbatim(self.waiting_for_store)
         detail = (
             Sentence(
                 N_("%(error)s; run %(run_id)s resumes where it stopped"),
-                error=said,
+                error=quoted,
                 run_id=self.interrupted,
             )
             if self.interrupted
-            else said
+            else quoted
         )
         self.bench.journal.add(
             Entry(self.interrupted or "", "demo worker", "store", "unavailable", detail)
@@ -180,7 +181,7 @@ class DemoExecutor:
                 "refused",
                 Sentence(
                     N_("%(error)s; the demo executor skips this run"),
-                    error=Verbatim(f"{type(error).__name__}: {error}"),
+                    error=Verbatim(error_text(error)),
                 ),
             )
         )

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from flask import Flask
-
+from labs.checking.errors import RefusedError
 from labs.term.i18n import N_
 
 from .i18n import Sentence, Verbatim
 from .journal import Entry, Journal
 from .outcome import Outcome
+from .remote import mirrored
 from .sent import SentRuns
+from .tree_link import TreeLink
 
 
 class SessionRefusedError(Exception):
@@ -40,39 +39,57 @@ class SessionRefusedError(Exception):
 
 
 class Intake(SentRuns):
-    """The gateway side of a bench: POST /sessions and POST /chat through the tree's app."""
+    """The gateway side of a bench: POST /sessions and POST /chat through the tree's app.
+
+    The app runs in the tree's host (link): each request is one `http` request
+    of the host protocol, a burst one `burst` request, its copies on as many
+    threads in the host.
+    """
 
     name: str
-    gateway: Flask
+    link: TreeLink
     journal: Journal
     _session_id: str | None
-    unavailable: type[Exception]  # the tree's StoreUnavailableError
-    session_not_found: type[Exception]  # the tree's SessionNotFoundError
+    session_not_found: type[Exception]  # the tree's SessionNotFoundError, as mirrored
 
     last: Outcome | None
+    restarted: Sentence  # when the tree's host was started again, and what it lost
 
     def _remember(self, outcome: Outcome) -> Outcome:
         self.last = outcome
         return outcome
 
+    @staticmethod
+    def _answer(value: object) -> tuple[int, dict[str, Any], bool, str]:
+        """An http answer from the host: status, JSON body ({} if none), replayed, text."""
+        fields = value if isinstance(value, dict) else {}
+        status, body = fields.get("status"), fields.get("json")
+        return (
+            status if isinstance(status, int) else 0,
+            body if isinstance(body, dict) else {},
+            fields.get("replayed") is True,
+            str(fields.get("text", "")),
+        )
+
+    def _post(self, path: str, body: dict[str, str]) -> tuple[int, dict[str, Any], bool, str]:
+        return self._answer(self.link.call("http", method="POST", path=path, body=body))
+
     def _post_chat(self, body: dict[str, str]) -> tuple[int, dict[str, Any], bool]:
-        answer = self.gateway.test_client().post("/chat", json=body)
-        replayed = answer.headers.get("Idempotent-Replayed") == "true"
-        return answer.status_code, answer.get_json(silent=True) or {}, replayed
+        status, answer, replayed, _text = self._post("/chat", body)
+        return status, answer, replayed
 
     def _session(self) -> str:
         with self._lock:
             if self._session_id is not None and not self._session_exists(self._session_id):
                 self._session_id = None  # it left with the database's rows: open a new one
             if self._session_id is None:
-                answer = self.gateway.test_client().post(
-                    "/sessions", json={"userId": "dashboard", "title": f"{self.name} bench"}
+                status, body, _replayed, text = self._post(
+                    "/sessions", {"userId": "dashboard", "title": f"{self.name} bench"}
                 )
-                body = answer.get_json(silent=True) or {}
                 # Only a 201 carries a session id; a 503 (database down) has an error body.
-                if answer.status_code != 201 or "sessionId" not in body:
-                    said = body.get("message", answer.text[:200])
-                    raise SessionRefusedError(answer.status_code, str(said))
+                if status != 201 or "sessionId" not in body:
+                    said = body.get("message", text[:200])
+                    raise SessionRefusedError(status, str(said))
                 self._session_id = str(body["sessionId"])
             return self._session_id
 
@@ -91,8 +108,9 @@ class Intake(SentRuns):
             return None
         with self._lock:
             self._requests.setdefault(run_id, body)
-            if not replayed:  # a new run: the notice about runs that left has been seen
+            if not replayed:  # a new run: the notices about runs that left have been seen
                 self._dropped = 0
+                self.restarted = Sentence()
         outcome = "replayed" if replayed else "accepted"
         detail = N_("same request again: the existing run came back") if replayed else N_("new run")
         self.journal.add(
@@ -192,20 +210,21 @@ class Intake(SentRuns):
         )
 
     def burst(self, message: str, copies: int) -> Outcome:
-        """Send copies identical requests at once, from as many threads."""
+        """Send copies identical requests at once, from as many threads (in the tree's host)."""
         body = {
             "sessionId": self._session(),
             "message": message,
             "clientMessageId": f"burst-{uuid.uuid4().hex[:8]}",
         }
-        start = threading.Barrier(copies)
-
-        def post(_: int) -> str | None:
-            start.wait()
-            return self._record_answer(body, *self._post_chat(body))
-
-        with ThreadPoolExecutor(copies) as pool:
-            run_ids = list(pool.map(post, range(copies)))
+        call = {"op": "http", "method": "POST", "path": "/chat", "body": body}
+        answers = self.link.call("burst", n=copies, call=call)
+        run_ids = []
+        for answer in answers if isinstance(answers, list) else []:
+            fields = answer if isinstance(answer, dict) else {}
+            if fields.get("ok") is not True:
+                raise mirrored(RefusedError(fields.get("error")))
+            status, json, replayed, _text = self._answer(fields.get("value"))
+            run_ids.append(self._record_answer(body, status, json, replayed))
         distinct = {r for r in run_ids if r}
         if len(distinct) == 1:
             (run_id,) = distinct

@@ -16,11 +16,6 @@ from labs.term.i18n import N_
 
 from .i18n import Sentence, Verbatim
 
-# accepted: the store took it. refused: the store raised. replayed: the same run came back.
-# illegal: the store took a move the lesson's allowlist forbids (the starter's bug, made visible).
-# duplicate: the store took a second message at a seq it already had.
-# unavailable / resumed: the store stopped answering the demo executor, and answered again.
-OUTCOMES = ("accepted", "refused", "replayed", "illegal", "duplicate", "unavailable", "resumed")
 # Who made an attempt, as the timeline names them (translated where it is shown).
 ACTORS = (N_("gateway"), N_("demo worker"), N_("dashboard"))
 
@@ -32,6 +27,10 @@ class Entry:
     run_id: str
     actor: str  # gateway, demo worker, dashboard
     action: str  # create, transition, message, store (the store itself went away or came back)
+    # accepted: the store took it. refused: the store raised. replayed: the same run came back.
+    # illegal: the store took a move the lesson's allowlist forbids (the starter's bug, shown).
+    # duplicate: the store took a second message at a seq it already had.
+    # unavailable / resumed: the store stopped answering the demo executor, and answered again.
     outcome: str
     # The dashboard's words, worded by the page that shows them; or the tree's own words
     # (an exception's message, a message's content), shown as they are.
@@ -45,11 +44,6 @@ class Entry:
     def time(self) -> str:
         """Wall-clock time with milliseconds, for the timeline."""
         return self.at.strftime("%H:%M:%S.%f")[:-3]
-
-    @property
-    def went_wrong(self) -> bool:
-        """True for what the page marks as gone wrong: refused, illegal, duplicate, store down."""
-        return self.outcome in ("refused", "illegal", "duplicate", "unavailable")
 
 
 class Journal:

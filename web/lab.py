@@ -24,6 +24,8 @@ class Lab:
         self.check_timeout: float = config["CHECK_TIMEOUT"]
         self.demo_pace: float = config["DEMO_PACE"]
         self.demo_chunks: int = config["DEMO_CHUNKS"]
+        self.runs_timeout: float = config["RUNS_TIMEOUT"]
+        self.runs_start_timeout: float = config["RUNS_START_TIMEOUT"]
         self.check_output_limit: int = config["CHECK_OUTPUT_LIMIT"]
         self.check_runs: dict[tuple[str, str], CheckRun] = {}
         # One race and one check run at a time: a second one is told the dashboard is busy.
@@ -55,7 +57,13 @@ class Lab:
         with self._lock:
             if name not in self._benches:
                 self._benches[name] = Bench(
-                    name, spec, self.database_url, pace=self.demo_pace, chunks=self.demo_chunks
+                    name,
+                    spec,
+                    self.database_url,
+                    pace=self.demo_pace,
+                    chunks=self.demo_chunks,
+                    timeout=self.runs_timeout,
+                    start_timeout=self.runs_start_timeout,
                 )
             return self._benches[name]
 

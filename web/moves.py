@@ -6,38 +6,34 @@ refusal, or a move the lesson forbids that went through anyway.
 
 from __future__ import annotations
 
-from typing import Any
-
+from labs.lesson.states import STATUSES, next_states
 from labs.term.i18n import N_
 
 from .i18n import Sentence, Verbatim, _
 from .intake import Intake
 from .journal import Entry
-from .lesson import LESSON_ALLOWED_STATUSES
 from .outcome import Outcome
+from .remote import error_text
 from .safety import FormError
+from .tree_link import TreeNotAnsweringError
 
 # Every status in the order of a run's life: pending, running, streaming, done, failed, cancelled.
-STATES = list(LESSON_ALLOWED_STATUSES)
+STATES = list(STATUSES)
 # The lesson's allowlist (the reference one). Buttons offer these moves on both trees, in
 # lifecycle order, and a move outside it that a tree accepts anyway is journalled as illegal.
-LESSON_ALLOWED: dict[str, list[str]] = {
-    str(state): sorted((str(t) for t in targets), key=STATES.index)
-    for state, targets in LESSON_ALLOWED_STATUSES.items()
-}
+LESSON_ALLOWED: dict[str, list[str]] = {state: next_states(state) for state in STATUSES}
 
 
 class LessonMoves(Intake):
     """The buttons that provoke the lesson: advance, force done -> running, duplicate a seq."""
 
-    tree: Any  # labs.trees.finding.Tree: its modules are looked up by name
+    unavailable: type[Exception]  # the tree's StoreUnavailableError, as mirrored
 
     def move(self, run_id: str, source: str, target: str, actor: str) -> Entry:
         """Ask the store for source -> target and journal what it said."""
-        statuses = self.tree.module("shared.states").RunStatus
         try:
-            self.store.transition(run_id, statuses(source), statuses(target))
-        except self.unavailable:  # not a refusal: the store did not answer at all
+            self.store.transition(run_id, source, target)
+        except (self.unavailable, TreeNotAnsweringError):  # not a refusal: no answer at all
             raise
         except Exception as error:  # the tree's typed errors, or a learner's bug
             return self.journal.add(
@@ -46,7 +42,7 @@ class LessonMoves(Intake):
                     actor,
                     "transition",
                     "refused",
-                    Verbatim(f"{type(error).__name__}: {error}"),
+                    Verbatim(error_text(error)),
                     source,
                     target,
                 )
@@ -72,18 +68,11 @@ class LessonMoves(Intake):
         try:
             session_id = self.store.get_run(run_id).session_id
             self.store.append_message(session_id, run_id, role, content, seq)
-        except self.unavailable:  # not a refusal: the store did not answer at all
+        except (self.unavailable, TreeNotAnsweringError):  # not a refusal: no answer at all
             raise
         except Exception as error:  # DuplicateMessageError is the expected one
             return self.journal.add(
-                Entry(
-                    run_id,
-                    actor,
-                    "message",
-                    "refused",
-                    Verbatim(f"{type(error).__name__}: {error}"),
-                    seq=seq,
-                )
+                Entry(run_id, actor, "message", "refused", Verbatim(error_text(error)), seq=seq)
             )
         taken = sum(1 for m in self.store.messages_for_run(run_id) if m.seq == seq)
         if taken > 1:

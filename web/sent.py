@@ -16,6 +16,7 @@ class SentRuns:
     """Which runs a bench sent, and which of them are gone from the database."""
 
     store: Any
+    store_kind: str  # "memory" or "postgres"
     will_fail: set[str]
     run_not_found: type[Exception]  # the tree's RunNotFoundError
     _requests: dict[str, dict[str, str]]  # run id -> the body that created it
@@ -49,9 +50,13 @@ class SentRuns:
 
     @property
     def gone_notice(self) -> str:
-        """One line about the runs that left the database since the last new run, or ''."""
+        """One line about the runs that left the database since the last new run, or ''.
+
+        On memory only a restart of the tree's process loses runs, and the bench's
+        notice about the restart says so already.
+        """
         count = self._dropped
-        if not count:
+        if not count or self.store_kind == "memory":
             return ""
         if count == 1:
             return _(

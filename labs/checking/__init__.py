@@ -1,1 +1,16 @@
-"""Checking a tree: the host that imports it, the driver that judges it, and the six checks."""
+"""Checking a tree: the host that imports it, the driver that judges it, and the six checks.
+
+protocol.py     what launchers, hosts and the driver share: HostSpec, HostProcess,
+                Launcher, and the host errors (errors.py holds every error here)
+launch.py       the fork and exec launchers; pipes.py the PipeHost they return
+host.py         the child process that imports the tree; ops.py its answers
+session.py      the driver's end of a host; database.py its own reads on Postgres
+driver.py       one check at a time, within its time limit, into a CheckResult
+                (result.py)
+context.py      what a check runs in; definition.py what a check is
+checks/         the six, one module each; extra.py the extra checks
+runner.py       all of them into a Report; report.py and results.py print it and
+                write results.json
+trace.py, tidy.py, hints.py, selftest.py   the calls recorded, the shared database
+                kept tidy, the TODO a failure points to, SELFTEST=1
+"""

@@ -1,24 +1,27 @@
-"""What every self-check runs in: its context, the registry, and the failure it raises.
+"""What every self-check runs in: its context, and `expect`.
 
 A check runs in the lab kit's process and never touches the tree's objects:
 it gets a CheckContext whose methods send requests to the tree host (host.py)
 and return plain data. The verdict rests on those answers, and on Postgres
-on what the driver's own connection reads from the tables. Inputs come from
-the run's seed, so no tree can know them in advance.
+on what the driver's own connection reads from the tables (database.py).
+Inputs come from the run's seed, so no tree can know them in advance. A
+check that sees something else raises CheckFailedError (see `expect`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from labs.term.i18n import _
 from labs.trees.finding import Tree
+from labs.untrusted import clean_text
 
+from .database import Database
+from .errors import CheckFailedError, RefusedError
 from .hints import Hint, hint_for
-from .trace import clean
+from .session import HostSession
 
 WORDS = (
     "flight",
@@ -44,31 +47,6 @@ WORDS = (
 )
 
 
-class CheckFailed(Exception):
-    """A check saw something other than what the lab asks for."""
-
-    def __init__(self, expected: str, got: str, hint: Hint | None = None) -> None:
-        self.expected = expected
-        self.got = got
-        self.hint = hint
-        super().__init__(f"expected {expected}; got {got}")
-
-
-class Refused(Exception):
-    """The tree raised an error while answering: its class name, message and where."""
-
-    def __init__(self, error: object) -> None:
-        fields = error if isinstance(error, dict) else {}
-        self.type = clean(fields.get("type", "Error"), 80)
-        self.message = clean(fields.get("message", ""), 300)
-        self.where = clean(fields.get("where", ""), 200)
-        super().__init__(f"{self.type}: {self.message}")
-
-    def describe(self) -> str:
-        """Type, message, and the tree's file:line when the host could tell."""
-        return f"{self.type}: {self.message}" + (f" (at {self.where})" if self.where else "")
-
-
 @dataclass(frozen=True)
 class Answer:
     """A gateway's answer to one HTTP request, as the host reported it."""
@@ -84,7 +62,7 @@ class Answer:
 
     def shown(self) -> str:
         """Status and body, for a failure message."""
-        return clean(f"{self.status} {self.text.strip()}", 200)
+        return clean_text(f"{self.status} {self.text.strip()}", 200)
 
 
 @dataclass
@@ -93,9 +71,9 @@ class CheckContext:
 
     tree: Tree
     store_kind: str  # "memory" or "postgres"
-    host: Any  # driver.HostSession
+    host: HostSession
     rng: random.Random
-    db: Any = None  # driver.Database on Postgres: the driver's own connection
+    db: Database | None = None  # on Postgres: the driver's own connection
     statuses: tuple[str, ...] = ()
 
     # --- fresh inputs -------------------------------------------------------------
@@ -118,7 +96,7 @@ class CheckContext:
         return _answer(value)
 
     def store(self, method: str, *args: Any, actor: str = "gateway", traced: bool = True) -> Any:
-        """Call one of the store's methods in the host; Refused if the tree raised."""
+        """Call one of the store's methods in the host; RefusedError if the tree raised."""
         return self.host.call("store", method=method, args=list(args), actor=actor, traced=traced)
 
     def key(
@@ -135,14 +113,14 @@ class CheckContext:
         return str(value)
 
     def batch(self, calls: list[dict[str, Any]]) -> list[Any]:
-        """Several requests in one round trip, in order: each answer's value, or a Refused."""
+        """Several requests in one round trip, in order: each answer's value, or a RefusedError."""
         answers = self.host.call("batch", calls=calls)
         found = answers if isinstance(answers, list) else []
         replies: list[Any] = []
         for index in range(len(calls)):
             answer = record(found[index]) if index < len(found) else {}
             ok = answer.get("ok") is True
-            replies.append(answer.get("value") if ok else Refused(answer.get("error")))
+            replies.append(answer.get("value") if ok else RefusedError(answer.get("error")))
         return replies
 
     def burst(self, n: int, op: str, *, pause: float = 1e-4, **call: Any) -> list[dict[str, Any]]:
@@ -177,7 +155,7 @@ class CheckContext:
     def rows_with_key(self, key: str) -> int:
         """Rows in runs holding key: counted by the driver on Postgres."""
         if self.db is not None:
-            return int(self.db.count("runs", idempotency_key=key))
+            return self.db.count(key)
         return int(self.store("count_runs_with_key", key, traced=False))
 
     def statuses_of(self, run_ids: list[str]) -> list[str]:
@@ -191,13 +169,13 @@ class CheckContext:
     def status_of(self, run_id: str) -> str:
         """The run's status as stored: read by the driver on Postgres."""
         if self.db is not None:
-            return str(self.db.status(run_id))
+            return self.db.status(run_id)
         return str(record(self.store("get_run", run_id, traced=False)).get("status"))
 
     def messages_at(self, run_id: str, seq: int) -> list[str]:
         """The contents stored for the run at seq: read by the driver on Postgres."""
         if self.db is not None:
-            return list(self.db.contents(run_id, seq))
+            return self.db.contents(run_id, seq)
         found = self.store("messages_for_run", run_id, traced=False)
         rows = [record(m) for m in found] if isinstance(found, list) else []
         return [str(m.get("content")) for m in rows if m.get("seq") == seq]
@@ -237,32 +215,7 @@ def record(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-@dataclass(frozen=True)
-class Check:
-    """A numbered check: its title, its function, and the file its failures point to."""
-
-    number: int
-    title: str
-    run: Callable[[CheckContext], None]
-    default_hint: str
-
-
-CHECKS: list[Check] = []
-
-
-def check(
-    number: int, title: str, default_hint: str
-) -> Callable[[Callable[[CheckContext], None]], Callable[[CheckContext], None]]:
-    """Register a function as self-check number."""
-
-    def register(fn: Callable[[CheckContext], None]) -> Callable[[CheckContext], None]:
-        CHECKS.append(Check(number, title, fn, default_hint))
-        return fn
-
-    return register
-
-
 def expect(condition: bool, expected: str, got: str, hint: Hint | None = None) -> None:
-    """Raise CheckFailed unless condition holds."""
+    """Raise CheckFailedError unless condition holds."""
     if not condition:
-        raise CheckFailed(expected, got, hint)
+        raise CheckFailedError(expected, got, hint)

@@ -5,25 +5,14 @@ Driven like the six: requests to the tree's host, inputs from the run's seed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from labs.term.i18n import N_, _
 
-from .context import CheckContext, CheckFailed, expect, record
+from .context import CheckContext, expect, record
+from .definition import ExtraCheck
+from .errors import CheckFailedError
 from .hints import Hint
 
 THREADS = 16
-
-
-@dataclass(frozen=True)
-class ExtraCheck:
-    """A labelled extra check."""
-
-    key: str
-    title: str
-    run: Callable[[CheckContext], None]
-    default_hint: str
 
 
 def concurrent_duplicates(ctx: CheckContext) -> None:
@@ -78,7 +67,7 @@ def reused_client_message_id(ctx: CheckContext) -> None:
         "/chat", {"sessionId": session_id, "message": two, "clientMessageId": client_id}
     )
     if first.status != 202:
-        raise CheckFailed(_("202 for the first message"), first.shown())
+        raise CheckFailedError(_("202 for the first message"), first.shown())
     expect(
         second.status == 409,
         _("409 for a reused clientMessageId with another message"),

@@ -1,7 +1,9 @@
 """The tree host: a child process that imports one tree and answers the driver's requests.
 
-The driver (driver.py) never imports a learner's tree; it sends requests here,
-one JSON object per line, and reads one answer line per request:
+`python -m labs.checking.host` is its exec'd form (launch.py starts it; it is
+the kit's own, not a command for people). The driver (driver.py) never
+imports a learner's tree; it sends requests here, one JSON object per line,
+and reads one answer line per request:
 
     request  {"id": "<token>", "op": "<op>", ...arguments}
     answer   {"id": "<same token>", "ok": true, "value": ..., "events": [...]}
@@ -15,8 +17,10 @@ TreeLoadError saying why it did not. `events` are the trace arrows recorded
 while answering, as [source, target, label, kind] (lanes client, gateway,
 store, worker). Records come back as their JSON dump (model_dump).
 
-Operations:
+Operations (ops.py answers them):
     open_store                       a fresh store (memory) or the shared one (postgres)
+    open_bench                       the store a long-lived bench works on, opened once:
+                                     "memory" or "postgres" (the dashboard's runs view)
     tidy                             cancel the runs the last check left pending (postgres)
     http {method, path, body}        through the tree's Flask app: {status, text, json, replayed}
     store {method, args, actor, traced}   one of the Store's methods
@@ -43,231 +47,23 @@ import io
 import json
 import os
 import sys
-import threading
-import time
-import traceback
-from enum import Enum
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from labs.trees.finding import Tree, TreeLoadError, import_tree, package_for
 
-from .launch import HostSpec
-from .tidy import RunRecorder
-from .trace import Trace, TracingClient, TracingStore
-
-STORE_METHODS = frozenset(
-    {
-        "ping",
-        "create_session",
-        "get_session",
-        "create_run",
-        "get_run",
-        "count_runs_with_key",
-        "transition",
-        "append_message",
-        "messages_for_run",
-        "pending_runs",
-    }
-)
-MAX_BURST = 64
-MAX_BATCH = 256
-TEXT_CAP = 2000
-
-
-def plain(value: Any) -> Any:
-    """A value as JSON data: records by their dump, enums by their value."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value.value if isinstance(value, Enum) else value
-    if isinstance(value, Enum):
-        return plain(value.value)
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if hasattr(value, "run") and hasattr(value, "created"):
-        return {"run": plain(value.run), "created": bool(value.created)}
-    if isinstance(value, list | tuple):
-        return [plain(item) for item in value]
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    return str(value)
-
-
-class Host:
-    """One imported tree, its current store, and the answers to the driver's operations."""
-
-    def __init__(self, tree: Tree, spec: HostSpec) -> None:
-        self.tree = tree
-        self.spec = spec
-        self.trace = Trace()
-        self.shared: Any = None
-        self.raw: Any = None
-        self.store: Any = None
-        self.client: TracingClient | None = None
-        self.status = tree.module("shared.states").RunStatus
-
-    def hello(self) -> dict[str, Any]:
-        """What the driver learns once the tree imported."""
-        return {"package": self.tree.package, "statuses": [s.value for s in self.status]}
-
-    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Answer one request; an exception becomes an error answer naming its type."""
-        op = request.get("op")
-        handler = getattr(self, f"op_{op}", None) if isinstance(op, str) else None
-        try:
-            if handler is None:
-                raise ValueError(f"unknown operation {op!r}")
-            with self.trace.muted(request.get("quiet") is True):
-                return {"ok": True, "value": plain(handler(request))}
-        except Exception as error:  # the learner's code may fail in any way
-            return {"ok": False, "error": self.describe(error)}
-
-    def describe(self, error: BaseException) -> dict[str, str]:
-        """An error as {type, message, where}: where is the deepest frame inside the tree."""
-        where = ""
-        root = str(self.tree.root)
-        for frame in reversed(traceback.extract_tb(error.__traceback__)):
-            if frame.filename.startswith(root):
-                where = f"{os.path.relpath(frame.filename, root)}:{frame.lineno}"
-                break
-        message = str(error)
-        return {"type": type(error).__name__, "message": message[:TEXT_CAP], "where": where}
-
-    def take_events(self) -> list[list[str]]:
-        """The arrows recorded since the last answer."""
-        with self.trace._lock:
-            events, self.trace.events = self.trace.events, []
-        return [[e.source, e.target, e.label, e.kind] for e in events]
-
-    def op_open_store(self, request: dict[str, Any]) -> None:
-        infra = self.tree.module("infra")
-        if self.spec.store == "memory":
-            self.raw = infra.MemoryStore()
-        else:
-            if self.shared is None:
-                environ = {"DATABASE_URL": self.spec.database_url or ""}
-                environ["DB_SCHEMA"] = self.spec.schema or self.tree.package
-                self.shared = infra.make_store(environ)
-            self.shared.ping()
-            self.raw = RunRecorder(self.shared)
-        self.trace = Trace()
-        if self.store is None or self.client is None:
-            # One app for the host's life: a check gets a new store behind the same
-            # traced wrapper, so the gateway is built (its routes compiled) only once.
-            self.store = TracingStore(self.raw, self.trace)
-            app = self.tree.module("gateway").create_app(self.store)
-            self.client = TracingClient(app, self.trace)
-        self.store.retarget(self.raw, self.trace)
-        self.client.retarget(self.trace)
-
-    def op_tidy(self, request: dict[str, Any]) -> None:
-        if isinstance(self.raw, RunRecorder):
-            self.raw.cancel_left_pending(self.tree)
-
-    def op_http(self, request: dict[str, Any]) -> dict[str, Any]:
-        if self.client is None:
-            raise ValueError("open_store first")
-        method, path = str(request.get("method", "GET")), str(request.get("path", "/"))
-        response = self.client.request(method, path, request.get("body"))
-        text = response.get_data(as_text=True)
-        return {
-            "status": response.status_code,
-            "text": text[:TEXT_CAP],
-            "json": response.get_json(silent=True),
-            "replayed": response.headers.get("Idempotent-Replayed") == "true",
-        }
-
-    def op_store(self, request: dict[str, Any]) -> Any:
-        name = request.get("method")
-        if name not in STORE_METHODS:
-            raise ValueError(f"not a store method the checks use: {name!r}")
-        args = list(request.get("args", []))
-        if name == "transition" and len(args) == 3:
-            args[1:] = [self._status(value) for value in args[1:]]
-        store = self.store if request.get("traced", True) else self.raw
-        with self.trace.acting_as(str(request.get("actor", "gateway"))):
-            return getattr(store, name)(*args)
-
-    def _status(self, value: Any) -> Any:
-        try:
-            return self.status(value)
-        except ValueError:
-            return value
-
-    def op_key(self, request: dict[str, Any]) -> str:
-        keys = self.tree.module("shared.keys")
-        args = (request.get("session_id"), request.get("client_message_id"), request["message"])
-        if request.get("now") is None:
-            return str(keys.idempotency_key_for(*args))
-        return str(keys.idempotency_key_for(*args, now=request["now"]))
-
-    def op_allowlist(self, request: dict[str, Any]) -> list[list[Any]]:
-        can = self.tree.module("shared.states").can_transition
-        return [[a.value, b.value, bool(can(a, b))] for a in self.status for b in self.status]
-
-    def op_pending_runs(self, request: dict[str, Any]) -> Any:
-        worker = self.tree.module("worker")
-        with self.trace.acting_as("worker"):
-            return worker.pending_runs(self.store, int(request.get("limit", 100)))
-
-    def op_batch(self, request: dict[str, Any]) -> list[dict[str, Any]]:
-        calls = request.get("calls")
-        if not isinstance(calls, list) or len(calls) > MAX_BATCH:
-            raise ValueError(f"calls must be a list of at most {MAX_BATCH} requests")
-        return [self.answer(call) if isinstance(call, dict) else {} for call in calls]
-
-    def op_burst(self, request: dict[str, Any]) -> list[dict[str, Any]]:
-        count = max(1, min(int(request.get("n", 2)), MAX_BURST))
-        call = dict(request["call"])
-        pause = min(max(float(request.get("pause", 0.0)), 0.0), 0.01)
-        start = threading.Barrier(count)
-        answers: list[dict[str, Any]] = [{}] * count
-        tracer = self._pauser(pause) if pause else None
-
-        def one(index: int) -> None:
-            start.wait()
-            sys.settrace(tracer)
-            try:
-                answers[index] = self.answer(call)
-            finally:
-                sys.settrace(None)
-
-        threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
-        previous = sys.getswitchinterval()
-        sys.setswitchinterval(float(request.get("switch_interval", 1e-5)))
-        try:
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-        finally:
-            sys.setswitchinterval(previous)
-        return answers
-
-    def _pauser(self, pause: float) -> Any:
-        """A trace function that sleeps on every line of the tree's own code.
-
-        Sleeping hands the processor to the other threads of the burst, so
-        each thread stops between any two lines of the tree: a check and an
-        insert that are not done under one lock are caught in between.
-        """
-        root = str(self.tree.root)
-
-        def on_line(frame: Any, event: str, arg: Any) -> Any:
-            if event == "line":
-                time.sleep(pause)
-            return on_line
-
-        def on_call(frame: Any, event: str, arg: Any) -> Any:
-            return on_line if frame.f_code.co_filename.startswith(root) else None
-
-        return on_call
+from .ops import TEXT_CAP, Host
+from .protocol import HostSpec
 
 
 def die_with_parent() -> None:
     """Ask Linux to kill this host when the driver that started it dies (killed, timed out).
 
     A host stuck in a learner's endless loop never reads the closed requests
-    pipe, so without this it would outlive its driver. Elsewhere: a no-op.
+    pipe, so without this it would outlive its driver. Linux sends the signal
+    when the thread that started the host ends, so a threaded program starts
+    its hosts from a thread that lives as long as they should (the dashboard's
+    web/tree_link.py does). Elsewhere: a no-op.
     """
     if not sys.platform.startswith("linux"):
         return

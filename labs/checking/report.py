@@ -1,19 +1,17 @@
-"""Printing a Report for people, and writing it as Exercism's results.json v3."""
+"""A Report for people (printed live), for programs (JSON Lines), and as results.json v3."""
 
 from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import TextIO
 
 from labs.term.i18n import _
 from labs.term.layout import failure_lines, terminal_width
 
-from .runner import CheckResult, Report
-
-# Exercism truncates a test's output to this many characters; so do we.
-OUTPUT_LIMIT = 500
+from .result import CheckResult
+from .results import TestEntry, results_document
+from .runner import Report
 
 
 def _marks(stream: TextIO) -> tuple[str, str]:
@@ -57,7 +55,7 @@ class LivePrinter:
             self._print(line)
         if self.trace and result.events:
             self._print("        " + _("trace:"))
-            for line in _trace_lines(result):
+            for line in result.trace_lines():
                 self._print(f"          {line}")
 
     def footer(self, report: Report) -> None:
@@ -75,48 +73,22 @@ class LivePrinter:
         self._print(f"{report.passed} passed, {report.failed} failed")
 
 
-def print_report(report: Report, *, trace: bool = False, stream: TextIO | None = None) -> None:
-    """One line per check, the failure details under it, then 'N passed, N failed'."""
-    printer = LivePrinter(stream, trace=trace)
-    printer.header(report.tree, report.store, report.seed)
-    for result in report.results:
-        printer.result(result)
-    printer.footer(report)
-
-
-def _trace_lines(result: CheckResult) -> list[str]:
-    marks = {"replay": "[replay] ", "refused": "[refused] ", "error": "[error] "}
-    return [
-        f"{e.source:>7} {'->' if e.kind == 'call' else '-->'} {e.target:<7} "
-        f"{marks.get(e.kind, '')}{e.label}"
-        for e in result.events
-    ]
-
-
 def results_v3(report: Report) -> dict[str, object]:
     """The Exercism test-runner results.json, version 3, with task_id = check number."""
-    tests: list[dict[str, object]] = []
-    for result in report.results:
-        entry: dict[str, object] = {
-            "name": f"{result.key}. {result.title}"
-            if not result.extra
-            else f"extra: {result.title}",
-            "status": "pass" if result.passed else "fail",
-            "message": result.message or None,
-            "output": "\n".join(_trace_lines(result))[:OUTPUT_LIMIT] or None,
-            "test_code": result.test_code,
-        }
-        if result.number is not None:
-            entry["task_id"] = result.number
-        tests.append(entry)
+    tests = [
+        TestEntry(
+            name=f"{result.key}. {result.title}" if not result.extra else f"extra: {result.title}",
+            status="pass" if result.passed else "fail",
+            message=result.message,
+            output="\n".join(result.trace_lines()),
+            test_code=result.test_code,
+            task_id=result.number,
+        )
+        for result in report.results
+    ]
     if report.error:
-        return {"version": 3, "status": "error", "message": report.error, "tests": tests}
-    return {"version": 3, "status": "pass" if report.ok else "fail", "tests": tests}
-
-
-def write_results(report: Report, path: Path) -> None:
-    """Write results.json v3 to path."""
-    path.write_text(json.dumps(results_v3(report), indent=2) + "\n", encoding="utf-8")
+        return results_document(tests, status="error", message=report.error)
+    return results_document(tests, status="pass" if report.ok else "fail")
 
 
 def result_json(result: CheckResult) -> dict[str, object]:

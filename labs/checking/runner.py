@@ -1,56 +1,25 @@
-"""Running the checks against a tree and a store, and the shape of their results."""
+"""Running the checks against a tree and a store: one Report of their results."""
 
 from __future__ import annotations
 
 import os
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from labs.term.i18n import _
 from labs.trees.finding import Tree, TreeLoadError, find_tree
+from labs.untrusted import clean_text
 
-from .checks import CHECKS, Check
-from .context import Refused
-from .driver import CHECK_TIMEOUT, START_TIMEOUT, Driver, TreeDoesNotImport
-from .extra import EXTRA_CHECKS, ExtraCheck
-from .hints import Hint
-from .launch import HostError, Launcher
-from .trace import Event, clean
-
-
-@dataclass
-class CheckResult:
-    """The outcome of one check."""
-
-    key: str  # "1" .. "6" for the six, a name for an extra check
-    number: int | None
-    title: str
-    passed: bool
-    duration_ms: float
-    expected: str = ""
-    got: str = ""
-    hint: Hint | None = None
-    events: list[Event] = field(default_factory=list)
-    test_code: str = ""
-
-    @property
-    def extra(self) -> bool:
-        """Extra checks are shown, never counted in the six."""
-        return self.number is None
-
-    @property
-    def message(self) -> str:
-        """One paragraph for a failure; empty for a pass."""
-        if self.passed:
-            return ""
-        lines = [_("expected: {text}").format(text=self.expected)]
-        lines.append(_("got:      {text}").format(text=self.got))
-        if self.hint:
-            lines.append(_("hint:     {text}").format(text=self.hint))
-        return "\n".join(lines)
+from .checks import CHECKS
+from .definition import Check, ExtraCheck
+from .driver import CHECK_TIMEOUT, Driver
+from .errors import HostError, RefusedError, TreeDoesNotImportError
+from .extra import EXTRA_CHECKS
+from .protocol import Launcher
+from .result import CheckResult
+from .session import START_TIMEOUT
 
 
 @dataclass
@@ -84,11 +53,6 @@ class Report:
     def ok(self) -> bool:
         """True when every check that ran among the six passed."""
         return not self.error and self.failed == 0 and self.passed > 0
-
-
-def check_keys() -> list[str]:
-    """The keys --only accepts: 1..6, then the extra checks' names."""
-    return [str(c.number) for c in CHECKS] + [c.key for c in EXTRA_CHECKS]
 
 
 def unknown_check_keys(only: set[str], extra: bool) -> str:
@@ -169,12 +133,12 @@ def run_checks(
             start_timeout=start_timeout,
         )
     except Exception as error:  # the driver's own database connection
-        return Report(found.name, store_kind, [], error=clean(error, 400), seed=seed)
+        return Report(found.name, store_kind, [], error=clean_text(error, 400), seed=seed)
     try:
         try:
             driver.check_store()
-        except TreeDoesNotImport as error:
-            text = clean(error, 600)
+        except TreeDoesNotImportError as error:
+            text = clean_text(error, 600)
             return Report(
                 found.name,
                 store_kind,
@@ -182,25 +146,17 @@ def run_checks(
                 error=_("the tree does not import: {error}").format(error=text),
                 seed=seed,
             )
-        except (Refused, HostError) as error:
-            return Report(found.name, store_kind, [], error=clean(error, 600), seed=seed)
+        except (RefusedError, HostError) as error:
+            return Report(found.name, store_kind, [], error=clean_text(error, 600), seed=seed)
         checks: list[Check | ExtraCheck] = list(CHECKS) + (list(EXTRA_CHECKS) if extra else [])
         results = []
         for check in checks:
-            key = check.key if isinstance(check, ExtraCheck) else str(check.number)
-            if only and key not in only:
+            if only and check.key not in only:
                 continue
-            number = check.number if isinstance(check, Check) else None
-            outcome = driver.run(check.run, number or 3, check.default_hint)
-            result = CheckResult(key, number, _(check.title), **vars(outcome))
+            result = driver.run(check, _(check.title))
             results.append(result)
             if on_result is not None:
                 on_result(result)
     finally:
         driver.close()
     return Report(found.name, store_kind, results, seed=seed)
-
-
-def load_report(tree_spec: str | Path, store_kind: str = "memory", **options: Any) -> Report:
-    """Run the checks on a tree given by name or path; a tree that does not import fails all six."""
-    return run_checks(tree_spec, store_kind, **options)

@@ -13,7 +13,8 @@ from pathlib import Path
 from labs.term.i18n import _
 from labs.trees.finding import TreeLoadError, find_tree
 
-from .launch import ForkLauncher, Launcher, default_launcher, host_spec
+from .launch import ForkLauncher, default_launcher
+from .protocol import Launcher, host_spec
 
 
 def selftest(root: Path) -> int:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -19,6 +18,7 @@ from enum import Enum
 from typing import Any
 
 from labs.term.i18n import _
+from labs.untrusted import clean_text, clip
 
 LANES = ("client", "gateway", "store", "worker")
 
@@ -174,7 +174,7 @@ class TracingClient:
         """Send one request and record it and its answer."""
         trace = self._trace
         label = f"{method} {path}" + (f" {json.dumps(body)}" if body is not None else "")
-        trace.record("client", "gateway", _clip(label), "call")
+        trace.record("client", "gateway", clip(label, 160), "call")
         with trace.acting_as("gateway"):
             client = self._app.test_client()  # one per call: safe across threads
             response = client.open(path, method=method, json=body, **kwargs)
@@ -186,7 +186,7 @@ class TracingClient:
         elif response.status_code >= 400:
             kind = "refused"
         answer = response.get_data(as_text=True).strip()
-        trace.record("gateway", "client", _clip(f"{response.status_code} {answer}"), kind)
+        trace.record("gateway", "client", clip(f"{response.status_code} {answer}", 160), kind)
         return response
 
     def post(self, path: str, body: object = None, **kwargs: Any) -> Any:
@@ -196,23 +196,6 @@ class TracingClient:
     def get(self, path: str) -> Any:
         """GET path."""
         return self.request("GET", path)
-
-
-def _clip(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# Control characters (ANSI escapes included) and the bidi overrides that can
-# make text read differently from what it is.
-_UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def clean(text: object, limit: int = 500, *, one_line: bool = True) -> str:
-    """Untrusted text made safe to print: no control characters, clipped to limit."""
-    value = _UNSAFE.sub("?", str(text))
-    if one_line:
-        value = value.replace("\n", " ")
-    return _clip(value, limit)
 
 
 def events_from(untrusted: object, limit: int = 400) -> list[Event]:
@@ -225,5 +208,5 @@ def events_from(untrusted: object, limit: int = 400) -> list[Event]:
             continue
         source, target, label, kind = (str(part) for part in item)
         if source in LANES and target in LANES and kind in KINDS:
-            events.append(Event(source, target, clean(label, 160), kind))
+            events.append(Event(source, target, clean_text(label, 160), kind))
     return events

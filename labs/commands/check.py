@@ -10,8 +10,10 @@ from pathlib import Path
 
 from labs.checking.driver import CHECK_TIMEOUT
 from labs.checking.extra import EXTRA_CHECKS
-from labs.checking.report import LivePrinter, ReportLines, write_results
-from labs.checking.runner import CheckResult, draw_seed, load_report, unknown_check_keys
+from labs.checking.report import LivePrinter, ReportLines, results_v3
+from labs.checking.result import CheckResult
+from labs.checking.results import write_results
+from labs.checking.runner import draw_seed, run_checks, unknown_check_keys
 from labs.term.i18n import _
 from labs.trees.finding import TreeLoadError, find_tree
 
@@ -118,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             if lines:
                 lines.result(result)
 
-        report = load_report(
+        report = run_checks(
             args.tree,
             args.store,
             extra=args.extra,
@@ -132,5 +134,5 @@ def run(args: argparse.Namespace) -> int:
             lines.summary(report)
     printer.footer(report)
     if args.json:
-        write_results(report, args.json)
+        write_results(results_v3(report), args.json)
     return 0 if report.ok else 1

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from labs.sandbox.box import machine_isolation, url_needs_network
+from labs.sandbox.box import url_needs_network
+from labs.sandbox.trampoline import machine_isolation
 from labs.term import i18n
 from labs.term.i18n import _
 

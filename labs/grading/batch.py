@@ -22,9 +22,11 @@ from labs.trees.regions import copy_tree
 
 from ..untrusted import clean_text
 from .criteria import CRITERIA, Grade, Outcome
-from .grader import Grader, typecheck_trees
-from .intake import BrokenSubmission, Intake, take_in
+from .errors import BrokenSubmissionError
+from .grader import Grader
+from .intake import Intake, take_in
 from .isolate import COULD_NOT_RUN, TIMED_OUT
+from .typecheck import typecheck_trees
 
 TYPECHECK_TIMEOUT = 120.0  # for one tree; a class's run gets 2 s more per tree
 
@@ -40,7 +42,7 @@ def find_tree(root: Path) -> Path:
         and sum((p / sub).is_dir() for sub in SUBPACKAGES) >= 2
     ]
     if not trees:
-        raise BrokenSubmission(
+        raise BrokenSubmissionError(
             "no lab tree inside (a folder with __init__.py, shared/, infra/, gateway/, worker/)"
         )
     return min(trees, key=lambda p: len(p.parts))
@@ -75,7 +77,7 @@ def prepare(
     try:
         intake = take_in(source, scratch)
         found = find_tree(intake.root)
-    except BrokenSubmission as error:
+    except BrokenSubmissionError as error:
         return broken_grade(label, str(error), database_url)
     # A name of its own per submission keeps mypy's shared cache from mixing them up.
     tree = copy_tree(found, scratch / ("graded_" + re.sub(r"\W", "_", f"{scratch.name}_{label}")))
@@ -91,21 +93,6 @@ def finish(prepared: Prepared) -> Grade:
     grade.broken = trouble(grade)
     grade.notes += prepared.intake.notes()
     return grade
-
-
-def grade_submission(
-    source: Path, label: str, *, timeout: float, database_url: str | None = None
-) -> Grade:
-    """Grade one submission in its own temporary copy; a broken one gets a Grade saying why."""
-    with tempfile.TemporaryDirectory(prefix="lab-grade-") as scratch:
-        prepared = prepare(
-            source,
-            clean_text(label),
-            Path(scratch) / "s",
-            timeout=timeout,
-            database_url=database_url,
-        )
-        return prepared if isinstance(prepared, Grade) else finish(prepared)
 
 
 def broken_grade(label: str, why: str, database_url: str | None = None) -> Grade:

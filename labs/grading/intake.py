@@ -18,18 +18,15 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from labs.sandbox.box import MiB
+from labs.sandbox.limits import MiB
 
 from ..untrusted import clean_text
+from .errors import BrokenSubmissionError
 
 MAX_FILES = 2000  # a tree is ~40 files; a class's worth of caches still fits
 MAX_BYTES = 64 * MiB  # unpacked; a tree with its migrations is well under 1 MB
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".venv"})
 SHOWN = 5
-
-
-class BrokenSubmission(Exception):
-    """The submission cannot be graded at all: it does not unpack, or holds no tree."""
 
 
 @dataclass
@@ -56,11 +53,11 @@ def take_in(source: Path, into: Path) -> Intake:
     """Copy a submission folder, or unpack a zip, into into/submission."""
     destination = into / "submission"
     if source.is_symlink():
-        raise BrokenSubmission(f"{source.name} is a link; hand in the folder or zip itself")
+        raise BrokenSubmissionError(f"{source.name} is a link; hand in the folder or zip itself")
     if source.is_dir():
         return copy_folder(source, destination)
     if not source.exists():
-        raise BrokenSubmission(f"{source} does not exist")
+        raise BrokenSubmissionError(f"{source} does not exist")
     return unpack_zip(source, destination)
 
 
@@ -109,9 +106,9 @@ def copy_regular(path: Path, target: Path) -> None:
 def check_size(count: int, total: int) -> None:
     """Refuse a hand-in with more files or bytes than any tree needs."""
     if count > MAX_FILES:
-        raise BrokenSubmission(f"could not grade: more than {MAX_FILES} files in the hand-in")
+        raise BrokenSubmissionError(f"could not grade: more than {MAX_FILES} files in the hand-in")
     if total > MAX_BYTES:
-        raise BrokenSubmission(
+        raise BrokenSubmissionError(
             f"could not grade: more than {MAX_BYTES // MiB} MB in the hand-in "
             "(a lab tree is well under 1 MB)"
         )
@@ -137,7 +134,7 @@ def unpack_zip(source: Path, destination: Path) -> Intake:
                 elif not relative.endswith((".pyc", ".pyo")):
                     extract(archive, member, destination / relative)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as error:
-        raise BrokenSubmission(f"the zip does not unpack: {clean_text(str(error))}") from None
+        raise BrokenSubmissionError(f"the zip does not unpack: {clean_text(str(error))}") from None
     return intake
 
 
@@ -145,7 +142,7 @@ def safe_name(name: str) -> str:
     """A zip entry's path, refused when it is absolute or climbs out with '..'."""
     path = PurePosixPath(name.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts or ":" in name or not path.parts:
-        raise BrokenSubmission(
+        raise BrokenSubmissionError(
             f"could not grade: the zip holds a path outside its folder: {clean_text(name)[:80]}"
         )
     return path.as_posix()
@@ -159,7 +156,7 @@ def extract(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path) -> 
         while chunk := reader.read(min(1 * MiB, left + 1)):
             left -= len(chunk)
             if left < 0:
-                raise BrokenSubmission(
+                raise BrokenSubmissionError(
                     f"could not grade: {member.filename} unpacks past its declared size"
                 )
             writer.write(chunk)

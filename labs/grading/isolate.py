@@ -16,7 +16,7 @@ import os
 import re
 from pathlib import Path
 
-from labs.checking.report import results_v3
+from labs.checking.results import OUTPUT_LIMIT
 from labs.checking.runner import Report, run_checks
 from labs.sandbox.box import url_needs_network
 from labs.sandbox.launcher import SandboxedLauncher
@@ -45,21 +45,19 @@ def untrusted(value: object, *, lines: bool = False, limit: int = 2000) -> str:
 
 
 def outcomes_of(report: Report) -> dict[int, Outcome]:
-    """The six checks' outcomes from a report, as results.json words them, texts cleaned.
+    """The six checks' outcomes from a report, worded as results.json words them, cleaned.
 
     A run that could not start (the tree does not import, the store does
     not open) fails all six for its one reason.
     """
     outcomes: dict[int, Outcome] = {}
-    tests = results_v3(report)["tests"]
-    for test in tests if isinstance(tests, list) else []:
-        number = test.get("task_id")
-        if number in CHECK_NUMBERS:
-            outcomes[number] = Outcome(
-                "pass" if test.get("status") == "pass" else "fail",
-                untrusted(test.get("message")),
-                untrusted(test.get("output"), lines=True),
-                untrusted(test.get("test_code"), lines=True, limit=8000),
+    for result in report.results:
+        if result.number is not None and result.number in CHECK_NUMBERS:
+            outcomes[result.number] = Outcome(
+                "pass" if result.passed else "fail",
+                untrusted(result.message),
+                untrusted("\n".join(result.trace_lines())[:OUTPUT_LIMIT], lines=True),
+                untrusted(result.test_code, lines=True, limit=8000),
             )
     if report.error:
         fail_rest(outcomes, f"{COULD_NOT_RUN}{untrusted(report.error)}")

@@ -31,13 +31,10 @@ from psycopg2 import sql
 from labs.sandbox.box import Sandbox
 from labs.trees.finding import REPO_ROOT
 
+from .errors import MigrationFailedError
 from .isolate import needs_network
 
 ERROR_LINE = re.compile(r"\w+(Error|Exception)\b")
-
-
-class MigrationFailedError(Exception):
-    """The submission's migration could not be applied; the message says why."""
 
 
 @dataclass(frozen=True)

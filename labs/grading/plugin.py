@@ -25,15 +25,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from .errors import CriterionFailedError
+
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
     from .criteria import Criterion, Grade
     from .grader import Grader
-
-
-class CriterionFailed(Exception):
-    """The submission did not meet a criterion: a grade, not an error of the run."""
 
 
 @dataclass
@@ -108,31 +106,6 @@ FAIL_UNDER = re.compile(r"\d+(\.\d+)?%?")
 COMMAND = "python -P -m labs.grading.pytest_main --lab-tree PATH"
 
 
-def pinned_config_problem(config: pytest.Config, tree: Path) -> str | None:
-    """Why this run's configuration is not the one pytest_main pins, or None when it is."""
-    from .pytest_main import DROPPED_ENV, INI_NAME, KIT_INI
-
-    ini = config.inipath
-    if ini is None or ini.name != INI_NAME:
-        return f"pytest read its settings from {ini or 'no ini file'}, which the tree could write"
-    try:
-        pinned = ini.read_text(encoding="utf-8") == KIT_INI
-    except OSError:
-        pinned = False
-    if not pinned or ini.resolve().is_relative_to(tree):
-        return f"pytest read its settings from {ini}, not from the lab kit's own"
-    if config.rootpath != ini.parent:
-        return f"the root folder is {config.rootpath}, not the one the lab kit made"
-    if not config.getoption("noconftest"):
-        return "conftest.py files were allowed to load"
-    if config.getoption("file_or_dir"):
-        return "positional arguments were given: " + " ".join(config.getoption("file_or_dir"))
-    set_env = [name for name in DROPPED_ENV if os.environ.get(name)]
-    if set_env:
-        return f"{', '.join(set_env)} is set"
-    return None
-
-
 def chosen_criteria(config: pytest.Config) -> list[Criterion]:
     """The criteria --lab-only names (all by default), or a UsageError naming an unknown one."""
     from .criteria import CRITERIA
@@ -166,6 +139,8 @@ def pytest_configure(config: pytest.Config) -> None:
     root = Path(tree).resolve()
     if not (root / "__init__.py").is_file():
         raise pytest.UsageError(f"--lab-tree {tree}: no lab tree at {root} (no __init__.py)")
+    from .pytest_main import pinned_config_problem
+
     problem = pinned_config_problem(config, root)
     if problem:
         raise pytest.UsageError(
@@ -213,13 +188,13 @@ class CriterionItem(pytest.Item):
         if not outcome.passed:
             # A check's output is its trace, already in results.json; a typecheck's is the errors.
             shown = (outcome.message, "" if self.criterion.check else outcome.output)
-            raise CriterionFailed("\n".join(part for part in shown if part))
+            raise CriterionFailedError("\n".join(part for part in shown if part))
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None
     ) -> str | TerminalRepr:
         """The criterion's message for a failed grade; the traceback for a grader bug."""
-        if isinstance(excinfo.value, CriterionFailed):
+        if isinstance(excinfo.value, CriterionFailedError):
             return f"{self.criterion.title} ({self.criterion.points} points)\n{excinfo.value}"
         self.config.stash[GRADING].errors.append(f"{self.name}: {excinfo.value!r}")
         return super().repr_failure(excinfo)
@@ -256,12 +231,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     run = session.config.stash.get(GRADING, None)
     if run is None:
         return
-    from .results import write_results_json
+    from labs.checking.results import write_results
+
+    from .results import results_json
 
     error = "; ".join(run.errors)
     run.grader.annotate(run.grade)
     try:
-        write_results_json(run.grade, run.results, error)
+        write_results(results_json(run.grade, error), run.results)
     except OSError as problem:
         run.errors.append(f"could not write {run.results}: {problem}")
     needed = run.needed()

@@ -30,6 +30,10 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pytest
 
 # The whole pytest configuration of a grading run. The plugin compares the
 # ini file pytest actually read with this text, byte for byte.
@@ -85,6 +89,29 @@ def pytest_arguments(options: argparse.Namespace, ini: Path) -> list[str]:
     arguments += [f"--lab-only={keys}" for keys in options.lab_only or []]
     arguments += ["-q"] * options.quiet + ["-v"] * options.verbose
     return arguments
+
+
+def pinned_config_problem(config: pytest.Config, tree: Path) -> str | None:
+    """Why this run's configuration is not the one pytest_main pins, or None when it is."""
+    ini = config.inipath
+    if ini is None or ini.name != INI_NAME:
+        return f"pytest read its settings from {ini or 'no ini file'}, which the tree could write"
+    try:
+        pinned = ini.read_text(encoding="utf-8") == KIT_INI
+    except OSError:
+        pinned = False
+    if not pinned or ini.resolve().is_relative_to(tree):
+        return f"pytest read its settings from {ini}, not from the lab kit's own"
+    if config.rootpath != ini.parent:
+        return f"the root folder is {config.rootpath}, not the one the lab kit made"
+    if not config.getoption("noconftest"):
+        return "conftest.py files were allowed to load"
+    if config.getoption("file_or_dir"):
+        return "positional arguments were given: " + " ".join(config.getoption("file_or_dir"))
+    set_env = [name for name in DROPPED_ENV if os.environ.get(name)]
+    if set_env:
+        return f"{', '.join(set_env)} is set"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from labs.checking.results import TestEntry, results_document
 
 from .criteria import CRITERIA, Grade
-
-# Exercism truncates a test's output to this many characters; so do we.
-OUTPUT_LIMIT = 500
 
 
 def results_json(grade: Grade, error: str = "") -> dict[str, object]:
@@ -19,37 +15,30 @@ def results_json(grade: Grade, error: str = "") -> dict[str, object]:
     top-level message carries the grade's notes even when status is not
     "error"; outside_regions lists the file:line edits outside the TODOs.
     """
-    tests: list[dict[str, object]] = []
-    for criterion, outcome in grade.graded():
-        entry: dict[str, object] = {
-            "name": criterion.title,
-            "status": outcome.status,
-            "message": outcome.message or None,
-            "output": outcome.output[:OUTPUT_LIMIT] or None,
-            "test_code": outcome.test_code or criterion.key,
-            "score": criterion.points if outcome.passed else 0,
-            "max_score": criterion.points,
-        }
-        if criterion.check is not None:
-            entry["task_id"] = criterion.check
-        tests.append(entry)
-    broken = error or grade.broken
-    status = (
-        "error" if broken else ("pass" if all(t["status"] == "pass" for t in tests) else "fail")
+    tests = [
+        TestEntry(
+            name=criterion.title,
+            status=outcome.status,
+            message=outcome.message,
+            output=outcome.output,
+            test_code=outcome.test_code or criterion.key,
+            task_id=criterion.check,
+            score=criterion.points if outcome.passed else 0,
+            max_score=criterion.points,
+        )
+        for criterion, outcome in grade.graded()
+    ]
+    return results_document(
+        tests,
+        status="error" if error or grade.broken else None,
+        message="; ".join(m for m in [error, grade.note] if m),
+        # Not all of v3: the points for Classroom, and where an instructor should look.
+        extra={
+            "score": grade.score,
+            "max_score": grade.max_score,
+            "outside_regions": grade.outside_regions,
+        },
     )
-    results: dict[str, object] = {"version": 3, "status": status}
-    message = "; ".join(m for m in [error, grade.note] if m)
-    if message:
-        results["message"] = message
-    results |= {"score": grade.score, "max_score": grade.max_score, "tests": tests}
-    # Not part of v3: where an instructor should look, for tools that read it.
-    results["outside_regions"] = grade.outside_regions
-    return results
-
-
-def write_results_json(grade: Grade, path: Path, error: str = "") -> None:
-    """Write results.json for one graded submission."""
-    path.write_text(json.dumps(results_json(grade, error), indent=2) + "\n", encoding="utf-8")
 
 
 def points_table(grade: Grade) -> list[str]:

@@ -16,6 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
+from labs.lesson.uniqueness import UNIQUENESSES
 from labs.trees.finding import REPO_ROOT
 
 TABLES = ("sessions", "runs", "messages")
@@ -55,9 +56,6 @@ class Requirement:
     def __str__(self) -> str:
         return f"{self.table} ({', '.join(self.columns)})"
 
-
-# The two unique constraints of the lesson, and the check each one serves.
-REQUIRED = ((("runs", ("idempotency_key",)), 3), (("messages", ("run_id", "seq")), 5))
 
 _INDEXES = text("""
 SELECT c.relname AS table_name, i.relname AS index_name, x.indisunique AS is_unique,
@@ -136,16 +134,9 @@ def constraints_report(database_url: str, schema: str) -> list[CatalogEntry]:
 def required_constraints(entries: list[CatalogEntry]) -> list[Requirement]:
     """For each uniqueness the lab needs, the entry that enforces it (or None)."""
     found = []
-    for (table, columns), check in REQUIRED:
-        met_by = next(
-            (
-                e.name
-                for e in entries
-                if e.table == table and e.unique and set(e.columns) == set(columns)
-            ),
-            None,
-        )
-        found.append(Requirement(table, columns, check, met_by))
+    for need in UNIQUENESSES:
+        met_by = next((e.name for e in entries if e.unique and need.on(e.table, e.columns)), None)
+        found.append(Requirement(need.table, need.columns, need.check, met_by))
     return found
 
 

@@ -1,10 +1,10 @@
 """The sandboxed launcher: the tree host (`python -m labs.checking.host ...`) started in a Sandbox.
 
-It is a labs.checking.launch.Launcher: `launch(spec)` copies `spec.tree` into a new
+It is a labs.checking.protocol.Launcher: `launch(spec)` copies `spec.tree` into a new
 sandbox (links left out, readable by the sandbox's user only) and execs the
 host there through the sandbox's trampoline, with three pipes: requests,
 answers, and the host's stdout and stderr, read through a capped buffer.
-The host it returns is a labs.checking.launch.PipeHost whose kill() also kills every
+The host it returns is a labs.checking.pipes.PipeHost whose kill() also kills every
 process of the sandbox and removes it.
 
 On Postgres the host may be given other credentials than the driver: the
@@ -21,9 +21,12 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from labs.checking.launch import HostProcess, HostSpec, Launcher, PipeHost, host_command
+from labs.checking.launch import HOST_MODULE, host_command
+from labs.checking.pipes import PipeHost
+from labs.checking.protocol import HostProcess, HostSpec, Launcher
 
-from .box import Limits, Sandbox, url_needs_network
+from .box import Sandbox, url_needs_network
+from .limits import Limits
 
 
 class SandboxedHost(PipeHost):
@@ -62,7 +65,7 @@ class SandboxedLauncher:
         self,
         limits: Limits | None = None,
         *,
-        module: str = "labs.checking.host",
+        module: str = HOST_MODULE,
         database_url: str | None = None,
         schema: str | None = None,
     ) -> None:
@@ -70,7 +73,6 @@ class SandboxedLauncher:
         self.module = module
         self.database_url = database_url
         self.schema = schema
-        self.launched = 0  # how many hosts this launcher started (a restart is one more)
 
     def host_spec(self, request: HostSpec) -> HostSpec:
         """The spec the host gets: the submission's credentials in place of the driver's."""
@@ -91,7 +93,7 @@ class SandboxedLauncher:
         try:
             tree = box.share(Path(spec.tree), Path(spec.tree).name)
             command = host_command(replace(spec, tree=tree), to_host, to_driver, sys.executable)
-            if self.module != "labs.checking.host":
+            if self.module != HOST_MODULE:
                 command[2] = self.module
             env = {"DATABASE_URL": url} if url else {}
             env |= {"DB_SCHEMA": spec.schema} if spec.schema and spec.store == "postgres" else {}
@@ -110,10 +112,9 @@ class SandboxedLauncher:
         finally:
             for fd in (to_host, to_driver, output_w):
                 os.close(fd)  # the host's ends live on in the host only
-        self.launched += 1
         return SandboxedHost(process, from_driver, from_host, output_r, box)
 
 
 def _fits(launcher: SandboxedLauncher) -> Launcher:
-    """Never called: mypy proves here that SandboxedLauncher is a labs.checking.launch.Launcher."""
+    """Never called: mypy proves here that SandboxedLauncher is a protocol.Launcher."""
     return launcher

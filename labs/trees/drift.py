@@ -171,14 +171,14 @@ def tree_drift(starter: Path | None = None, solution: Path | None = None) -> Dri
 
 def behaviour_drift(starter: str = "starter", solution: str = "solution") -> list[Drift]:
     """The starter must fail exactly the checks its regions serve; the solution pass all six."""
-    from labs.checking.runner import load_report
+    from labs.checking.runner import run_checks
 
     from .regions import checks_served
 
     expected_failing = checks_served(tree_root(starter))
     found: list[Drift] = []
     for spec, should_fail in ((starter, expected_failing), (solution, set())):
-        report = load_report(spec)
+        report = run_checks(spec)
         if report.error:
             found.append(Drift(f"{spec}/", f"the checks could not run: {report.error}"))
             continue

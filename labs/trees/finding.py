@@ -87,20 +87,13 @@ def import_tree(tree: Tree) -> None:
 def load_tree(spec: str) -> Tree:
     """Import a tree by name or by path, or raise TreeLoadError saying why.
 
-    For the dashboard's own views; the checks never import a tree in the lab
-    kit's process (see driver.py and host.py).
+    Neither the checks nor the dashboard import a tree in their own process
+    (they talk to a host: labs/checking/host.py); tests that read a tree's
+    tables do.
     """
     tree = find_tree(spec)
     import_tree(tree)
     return tree
-
-
-def tree_from_package(package: str) -> Tree:
-    """Return the Tree of an already imported package (python -m <tree>)."""
-    module = importlib.import_module(package)
-    root = Path(str(module.__file__)).resolve().parent
-    name = package if package in TREE_NAMES else root.name
-    return Tree(name=name, package=package, root=root)
 
 
 def _register_package(package: str, root: Path) -> None:

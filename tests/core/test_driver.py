@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from labs.checking.context import Refused
 from labs.checking.driver import Driver
-from labs.checking.launch import ExecLauncher, ForkLauncher, HostSpec
+from labs.checking.errors import RefusedError
+from labs.checking.launch import ExecLauncher, ForkLauncher
+from labs.checking.protocol import HostSpec
 from labs.checking.runner import run_checks
 from labs.trees.finding import REPO_ROOT, find_tree
 
@@ -51,9 +52,9 @@ def test_the_driver_never_imports_the_tree_it_checks(tmp_path: Path) -> None:
     copy = copy_tree("solution", tmp_path / "mine")
     script = (
         "import sys\n"
-        "from labs.checking.runner import load_report\n"
-        f"report = load_report({str(copy)!r})\n"
-        "report2 = load_report('starter')\n"
+        "from labs.checking.runner import run_checks\n"
+        f"report = run_checks({str(copy)!r})\n"
+        "report2 = run_checks('starter')\n"
         "loaded = [m for m in sys.modules if m.split('.')[0].startswith(('labtree_', 'starter'))]\n"
         "print(report.passed, report2.passed, loaded)\n"
     )
@@ -185,7 +186,7 @@ def test_the_host_refuses_an_unknown_operation_with_a_typed_error() -> None:
     try:
         session = driver.start()
         session.deadline = time.monotonic() + 60
-        with pytest.raises(Refused) as refused:
+        with pytest.raises(RefusedError) as refused:
             session.call("no_such_op")
         assert refused.value.type == "ValueError"
         assert session.call("key", session_id="s", client_message_id="c", message="m")

@@ -10,11 +10,12 @@ from pathlib import Path
 
 from labs.grading.criteria import Grade
 from labs.grading.edits import edits_outside_regions
-from labs.grading.grader import Grader, typecheck_trees
+from labs.grading.grader import Grader
 from labs.grading.isolate import check_outcomes
 from labs.grading.notes import NEEDS_REVIEW, needs_review
 from labs.grading.results import results_json
 from labs.grading.summary import table_lines, write_csv
+from labs.grading.typecheck import typecheck_trees
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree, regions_in
 from tests.grading import submissions as make
@@ -23,14 +24,14 @@ from tests.grading import submissions as make
 # it rewrites the lab kit's runner and checks, but only the copy in its own host's process.
 FULL_MARKS_PATCH = """
 import labs.checking.checks as _checks
-import labs.checking.runner as _runner
+import labs.checking.result as _result
 
 for _check in _checks.CHECKS:
     try:
         _check.run.__code__ = (lambda ctx: None).__code__
     except ValueError:  # a check whose code has free variables keeps it
         pass
-_runner.CheckResult.passed = property(lambda self: True, lambda self, value: None)
+_result.CheckResult.passed = property(lambda self: True, lambda self, value: None)
 """
 
 

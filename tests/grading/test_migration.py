@@ -10,7 +10,8 @@ import pytest
 
 from labs.grading.criteria import CRITERIA
 from labs.grading.grader import Grader
-from labs.grading.migration import judge_migration, migration_files, missing_constraints
+from labs.grading.migration import judge_migration, migration_files
+from labs.grading.scripts import missing_constraints
 from tests.grading import submissions as make
 from tests.grading.mistakes import migrations as variant
 from tests.grading.submissions import MIGRATION

@@ -14,10 +14,10 @@ import yaml
 
 from labs.commands.release import ReleaseError, write_release
 from labs.grading.classroom import WORKFLOW_PATH
+from labs.lesson.states import LESSON_MOVES
 from labs.trees.finding import REPO_ROOT
 from tests.grading import submissions as make
 from tests.grading.mistakes import migrations as variant
-from web.lesson import LESSON_ALLOWED_STATUSES
 
 KIT_REF = "0123456789abcdef0123456789abcdef01234567"
 
@@ -162,14 +162,14 @@ def test_the_release_workflow_pins_the_kit_it_was_given(release: Path) -> None:
     }
 
 
-def test_the_dashboards_lesson_allowlist_is_the_solutions() -> None:
-    """web/lesson.py, which the release keeps, says what solution/shared/states.py says."""
+def test_the_lessons_allowlist_is_the_solutions() -> None:
+    """labs/lesson/states.py, which the release keeps, says what solution/shared/states.py says."""
     from solution.shared.states import ALLOWED
 
     reference = {
         str(state): frozenset(str(t) for t in targets) for state, targets in ALLOWED.items()
     }
-    assert reference == LESSON_ALLOWED_STATUSES
+    assert reference == LESSON_MOVES
 
 
 @pytest.mark.parametrize(

@@ -14,17 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from labs.checking.launch import HostSpec
-from labs.grading.intake import MAX_BYTES, BrokenSubmission, take_in
-from labs.sandbox.box import (
-    UID_BASE,
-    Limits,
-    Sandbox,
-    network_namespaces,
-    processes_of,
-    run_sandboxed,
-)
+from labs.checking.protocol import HostSpec
+from labs.grading.errors import BrokenSubmissionError
+from labs.grading.intake import MAX_BYTES, take_in
+from labs.sandbox.box import Sandbox, run_sandboxed
 from labs.sandbox.launcher import SandboxedLauncher
+from labs.sandbox.limits import Limits
+from labs.sandbox.trampoline import network_namespaces
+from labs.sandbox.users import UID_BASE, processes_of
 from labs.untrusted import clean_text
 
 ROOT = os.geteuid() == 0
@@ -116,7 +113,7 @@ def test_a_sandboxed_process_has_no_network() -> None:
 
 
 def test_a_stderr_flood_is_kept_as_head_and_tail_only() -> None:
-    """200 MB on stderr leave at most twice the cap in the grader, marked as cut."""
+    """200 MB on stderr leave at most the cap in the grader (head and tail), marked as cut."""
     code = (
         "import sys\nfor _ in range(200): sys.stderr.write('x' * 1_000_000)\n"
         "sys.stderr.write('END')"
@@ -124,8 +121,9 @@ def test_a_stderr_flood_is_kept_as_head_and_tail_only() -> None:
     limits = Limits(output_bytes=4096)
     done = run_sandboxed(python(code), timeout=120, limits=limits)
     assert done.returncode == 0
-    assert len(done.stderr) < 3 * 4096
-    assert done.stderr.endswith("END") and "bytes not kept" in done.stderr
+    assert len(done.stderr) < 4096 + 100
+    assert done.stderr.startswith("x") and done.stderr.endswith("END")
+    assert "bytes of output left out" in done.stderr
 
 
 def test_a_process_that_runs_past_its_timeout_is_killed_with_its_group() -> None:
@@ -246,7 +244,7 @@ def test_a_zip_bomb_is_refused_before_anything_is_written(tmp_path: Path) -> Non
     """A zip that unpacks past the limit is refused from its directory, with a clear reason."""
     bomb = zip_of(tmp_path / "bomb.zip", {"starter/big.bin": b"\0" * (MAX_BYTES + 1)})
     assert bomb.stat().st_size < 1024 * 1024
-    with pytest.raises(BrokenSubmission, match="more than 64 MB"):
+    with pytest.raises(BrokenSubmissionError, match="more than 64 MB"):
         take_in(bomb, tmp_path / "scratch")
     assert not any((tmp_path / "scratch").rglob("big.bin"))
 
@@ -260,7 +258,7 @@ def test_a_zip_with_a_path_outside_its_folder_is_refused(
 ) -> None:
     """Absolute paths and .. in a zip are refused, not cleaned up and extracted."""
     archive = zip_of(tmp_path / "evil.zip", {"starter/__init__.py": b"", name: b"x"})
-    with pytest.raises(BrokenSubmission, match=reason):
+    with pytest.raises(BrokenSubmissionError, match=reason):
         take_in(archive, tmp_path / "scratch")
 
 
@@ -275,5 +273,5 @@ def test_a_link_in_a_zip_is_named_and_not_written(tmp_path: Path) -> None:
 def test_a_zip_with_too_many_entries_is_refused(tmp_path: Path) -> None:
     """Thousands of tiny entries are refused before any is extracted."""
     archive = zip_of(tmp_path / "many.zip", {f"f{n}.py": b"" for n in range(2001)})
-    with pytest.raises(BrokenSubmission, match="more than 2000 files"):
+    with pytest.raises(BrokenSubmissionError, match="more than 2000 files"):
         take_in(archive, tmp_path / "scratch")

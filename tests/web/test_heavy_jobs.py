@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from labs.untrusted import CappedOutput
 from web import checks_run
 from web.checks_run import start_checks
-from web.child import CappedBuffer, Child
+from web.child import Child
 from web.jobs import BusyError, HeavyJobs
 
 from .conftest import make_app
@@ -32,7 +33,7 @@ def test_a_capped_buffer_keeps_the_head_and_the_tail(total: int, chunk: int) -> 
     """However the output is cut into chunks, the first and last halves of the limit stay."""
     limit = 1000
     data = pattern(total)
-    buffer = CappedBuffer(limit)
+    buffer = CappedOutput(limit)
     for start in range(0, total, chunk):
         buffer.feed(data[start : start + chunk])
         assert buffer.held <= limit

@@ -223,3 +223,14 @@ def test_move_buttons_follow_the_lifecycle(client: FlaskClient, tree: str) -> No
     assert move_buttons(page, run_id) == []
     pending, page = send(client, tree, client_id="next")
     assert move_buttons(page, pending)[0] == "running"  # the usual next step comes first
+
+
+def test_a_table_longer_than_one_batch_of_the_host_is_read_whole(client: FlaskClient) -> None:
+    """160 runs (the starter makes one per duplicate) are read in batches: all are listed."""
+    for _burst in range(5):
+        answer = client.post(
+            "/runs/starter/burst", data={"message": "hi", "copies": "32"}, headers=HTMX
+        )
+        assert answer.status_code == 200, answer.text
+    page = client.get("/runs/starter", headers=HTMX)
+    assert page.status_code == 200 and len(run_ids(page.text)) == 160

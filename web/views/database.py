@@ -22,7 +22,7 @@ from labs.pg.catalog import (
     required_constraints,
 )
 from labs.term.i18n import N_
-from labs.trees.finding import load_tree
+from labs.trees.finding import find_tree
 
 from ..lab import lab
 from ..render import render_view
@@ -81,8 +81,8 @@ class TreeCatalog:
 def _schema_of(spec: str) -> str:
     """Each tree keeps its tables in a schema named after its package."""
     try:
-        return load_tree(spec).package
-    except Exception:  # a tree that does not import still has a name
+        return find_tree(spec).package  # found, never imported
+    except Exception:  # a folder that is not a tree still has a name
         return spec
 
 

@@ -6,14 +6,16 @@ from collections.abc import Callable
 
 from flask import Blueprint, Response
 
+from labs.checking.errors import TreeDoesNotImportError
+
 from .. import forms
 from ..bench import Bench
 from ..demo import REPLY
 from ..i18n import _
-from ..intake import SessionRefusedError
 from ..lab import lab
 from ..moves import STATES
 from ..safety import FormError
+from ..tree_link import TreeNotAnsweringError
 from .runs import PACES, render_runs
 
 bp = Blueprint("run_actions", __name__, url_prefix="/runs/<tree>")
@@ -29,9 +31,11 @@ def act(tree: str, action: Callable[[Bench], object]) -> Response:
     except FormError as error:
         bench.last = None  # the banner of an earlier button would read as this one's outcome
         return render_runs(tree, error.message, error.status)
-    except (bench.unavailable, SessionRefusedError) as error:  # Postgres stopped: not a 500
+    except bench.failures as error:  # Postgres stopped, or the tree hung: not a 500
         bench.last = None
-        return render_runs(tree, bench.down(error), 503)
+        # A host just stopped for not answering is not started again for this answer.
+        stopped = isinstance(error, TreeNotAnsweringError | TreeDoesNotImportError)
+        return render_runs(tree, bench.down(error), 503, read=not stopped)
     return render_runs(tree)
 
 

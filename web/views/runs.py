@@ -18,13 +18,20 @@ bp = Blueprint("runs", __name__, url_prefix="/runs")
 PACES = {"fast": 0.25, "normal": 1.0, "slow": 2.5}
 
 
-def runs_context(tree: str, error: str | Sentence = "") -> dict[str, Any]:
-    """What the runs page and its live fragment show for one tree's bench."""
+def runs_context(tree: str, error: str | Sentence = "", *, read: bool = True) -> dict[str, Any]:
+    """What the runs page and its live fragment show for one tree's bench.
+
+    read=False leaves the table empty: the tree's host was just stopped, and the
+    notice says the next request starts a new one (this answer does not).
+    """
     the_lab = lab()
     bench = the_lab.bench(tree)
+    rows = []
     try:
-        rows = bench.rows()
-    except bench.unavailable as down:  # Postgres stopped after the bench opened
+        if read:
+            bench.open()
+            rows = bench.rows()
+    except bench.failures as down:  # Postgres stopped, or the tree stopped answering
         rows, error = [], bench.down(down)
     graph = draw_graph(LESSON_ALLOWED, bench.state_counts(rows), bench.journal.edge_counts())
     return {
@@ -42,13 +49,15 @@ def runs_context(tree: str, error: str | Sentence = "") -> dict[str, Any]:
     }
 
 
-def render_runs(tree: str, error: str | Sentence = "", status: int = 400) -> Response:
+def render_runs(
+    tree: str, error: str | Sentence = "", status: int = 400, *, read: bool = True
+) -> Response:
     """The runs page, or its live fragment for htmx (polls and buttons alike).
 
     With an error the answer carries status (400 for a bad field, 503 for a store
     that stopped answering); the page swaps both in, so the notice is seen.
     """
-    context = runs_context(tree, error)
+    context = runs_context(tree, error, read=read)
     if context["error"] and not error:  # the store went down while reading the rows
         status = 503
     return render_view(

@@ -1,0 +1,87 @@
+"""What a launcher, a host and the driver agree on: the spec, the process, the errors.
+
+    HostSpec(tree: Path, store: "memory" | "postgres", database_url: str | None,
+             schema: str | None, package: str)          frozen, hashable
+        what to host. `package` is the name the tree is imported under
+        (labs.trees.finding.package_for(root)); `schema` the Postgres schema of its tables.
+    host_spec(tree, package, store, database_url, schema) -> HostSpec
+        the spec the driver uses: schema defaults to $DB_SCHEMA on Postgres,
+        else the package.
+
+    Launcher (Protocol):  launch(spec: HostSpec) -> HostProcess
+
+    HostProcess (Protocol):
+        pid: int
+        send(message: dict) -> None            one request, as one JSON line
+        receive(timeout: float) -> dict        the next answer; raises HostTimeoutError,
+                                               HostGoneError (EOF, the host died) or
+                                               HostProtocolError (not a JSON object)
+        kill() -> None                         the host and everything it started
+        stderr_tail() -> str                   the end of the host's stdout+stderr,
+                                               untrusted text
+
+The launchers are in launch.py (fork, exec) and labs/sandbox/launcher.py; the
+requests and answers a host understands are described in host.py. This
+module imports no other of the kit's, so host, launch and the sandbox can all
+depend on it without depending on each other.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from .errors import HostError, HostGoneError, HostProtocolError, HostTimeoutError
+
+__all__ = [
+    "HostError",
+    "HostGoneError",
+    "HostProcess",
+    "HostProtocolError",
+    "HostSpec",
+    "HostTimeoutError",
+    "Launcher",
+    "host_spec",
+]
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """What a host should import and which store it should open."""
+
+    tree: Path
+    store: str = "memory"  # "memory" or "postgres"
+    database_url: str | None = None
+    schema: str | None = None
+    package: str = ""
+
+
+class HostProcess(Protocol):
+    """A running host, as the driver talks to it."""
+
+    pid: int
+
+    def send(self, message: dict[str, Any]) -> None: ...
+
+    def receive(self, timeout: float) -> dict[str, Any]: ...
+
+    def kill(self) -> None: ...
+
+    def stderr_tail(self) -> str: ...
+
+
+class Launcher(Protocol):
+    """Something that starts hosts."""
+
+    def launch(self, request: HostSpec) -> HostProcess: ...
+
+
+def host_spec(
+    tree: Path, package: str, store: str, database_url: str | None, schema: str | None
+) -> HostSpec:
+    """A tree's host spec; the schema defaults to $DB_SCHEMA on Postgres, else the package."""
+    if store == "postgres" and not schema:
+        schema = os.environ.get("DB_SCHEMA") or None
+    return HostSpec(tree, store, database_url, schema or package, package)

@@ -1,0 +1,76 @@
+"""results.json, Exercism's test-runner format version 3: the one writer the kit has.
+
+`python -m labs check --json` writes one for a run of the checks (task_id =
+check number); grading writes one per submission, each test with score and
+max_score for GitHub Classroom. Both build their tests here and write them
+here, with one output limit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+# Exercism truncates a test's output to this many characters; so do we.
+OUTPUT_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class TestEntry:
+    """One entry of results.json's tests: a check's or a criterion's verdict."""
+
+    name: str
+    status: str  # "pass", "fail" or "error"
+    message: str = ""
+    output: str = ""
+    test_code: str = ""
+    task_id: int | None = None
+    score: int | None = None  # GitHub Classroom's points, for a graded criterion
+    max_score: int | None = None
+
+    def as_json(self) -> dict[str, object]:
+        """The entry as v3 spells it: empty texts are null, the output cut to OUTPUT_LIMIT."""
+        entry: dict[str, object] = {
+            "name": self.name,
+            "status": self.status,
+            "message": self.message or None,
+            "output": self.output[:OUTPUT_LIMIT] or None,
+            "test_code": self.test_code,
+        }
+        if self.score is not None:
+            entry["score"] = self.score
+        if self.max_score is not None:
+            entry["max_score"] = self.max_score
+        if self.task_id is not None:
+            entry["task_id"] = self.task_id
+        return entry
+
+
+def results_document(
+    tests: Sequence[TestEntry],
+    *,
+    status: str | None = None,
+    message: str = "",
+    extra: Mapping[str, object] | None = None,
+) -> dict[str, object]:
+    """The whole results.json: its status (by default pass when every test passed), tests.
+
+    message is the top-level message (why the run is an error, or notes
+    beside a verdict), left out when empty; extra holds fields beyond v3
+    (score, max_score, outside_regions), placed before the tests.
+    """
+    if status is None:
+        status = "pass" if all(test.status == "pass" for test in tests) else "fail"
+    document: dict[str, object] = {"version": 3, "status": status}
+    if message:
+        document["message"] = message
+    document |= dict(extra or {})
+    document["tests"] = [test.as_json() for test in tests]
+    return document
+
+
+def write_results(document: Mapping[str, object], path: Path) -> None:
+    """Write a results.json document to path."""
+    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

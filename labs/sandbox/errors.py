@@ -1,0 +1,7 @@
+"""The sandbox's errors."""
+
+from __future__ import annotations
+
+
+class SandboxError(Exception):
+    """A sandbox could not be set up or cleaned up: no free slot, or processes that survived."""

@@ -1,0 +1,104 @@
+"""The trampoline: a tiny `python -I -S` that applies namespaces, limits and user, then execs.
+
+What runs in a sandbox is the command itself, never a fork of the grader:
+the trampoline starts in the new session, unshares the network (and, where
+the interpreter lives in a private home folder, a mount namespace that
+covers it), sets the rlimits, drops to the slot's user and execs. This module
+also finds out what this machine allows (root or not, network namespaces).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from labs.trees.finding import REPO_ROOT
+
+from .limits import Isolation
+
+# Runs as root in the child, after the session is made: namespace, limits, user, then exec.
+TRAMPOLINE = """
+import ctypes, json, os, resource, sys
+plan = json.loads(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+if plan["unshare_net"] and libc.unshare(0x40000000) != 0:
+    sys.stderr.write("sandbox: could not make a network namespace\\n")
+    os._exit(70)
+if plan["cover"]:
+    # A mount namespace of its own: a private home folder (/root) is covered by an empty
+    # tmpfs, and only the interpreter's folder inside it is bound back, read-only.
+    if libc.unshare(0x20000) != 0 or libc.mount(b"none", b"/", None, 0x44000, None) != 0:
+        os._exit(71)
+    for cover, keep in plan["cover"]:
+        held = os.open(keep, os.O_PATH)
+        if libc.mount(b"tmpfs", cover.encode(), b"tmpfs", 6, b"mode=0755,size=64k") != 0:
+            os._exit(72)
+        os.mkdir(keep, 0o755)
+        if libc.mount(f"/proc/self/fd/{held}".encode(), keep.encode(), None, 0x5000, None):
+            os._exit(73)
+        libc.mount(b"none", keep.encode(), None, 0x1021, None)
+        os.close(held)
+for name, value in plan["limits"].items():
+    resource.setrlimit(getattr(resource, name), (value, value))
+libc.prctl(38, 1, 0, 0, 0)
+if plan["uid"] is not None:
+    os.setgroups([])
+    os.setgid(plan["gid"])
+    os.setuid(plan["uid"])
+os.umask(0o077)
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
+def trampoline(plan: dict[str, object], argv: Sequence[str]) -> list[str]:
+    """The command line that applies plan, then execs argv."""
+    return [sys.executable, "-I", "-S", "-c", TRAMPOLINE, json.dumps(plan), *argv]
+
+
+def covers() -> list[tuple[str, str]] | None:
+    """(private folder to cover, the one folder in it to keep) so another user reaches Python.
+
+    The interpreter may live in a folder only its owner may enter (a pyenv in
+    /root): the sandbox covers such a folder with an empty one and binds back
+    the single entry on the way to the interpreter. None when that is not enough.
+    """
+    found: dict[str, str] = {}
+    needed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.executable, REPO_ROOT)}
+    for target in needed:
+        chain = [*reversed(target.parents), target]
+        for parent, child in itertools.pairwise(chain):
+            if os.stat(parent).st_mode & 0o001:
+                continue
+            if any(str(parent).startswith(keep) for keep in found.values()):
+                return None  # a second private folder inside the one kept: give up
+            found[str(parent)] = str(child)
+    return sorted(found.items())
+
+
+_NETNS: bool | None = None
+
+
+def network_namespaces() -> bool:
+    """Whether this machine lets the grader give a child a network namespace (tried once)."""
+    global _NETNS
+    if _NETNS is None:
+        if os.geteuid() != 0:
+            _NETNS = False
+        else:
+            plan = {"unshare_net": True, "cover": [], "limits": {}, "uid": None, "gid": None}
+            done = subprocess.run(
+                trampoline(plan, ["/bin/true"]), capture_output=True, timeout=30, check=False
+            )
+            _NETNS = done.returncode == 0
+    return _NETNS
+
+
+def machine_isolation() -> Isolation:
+    """What a sandbox gives on this machine (without a database reached over TCP)."""
+    own_user = os.geteuid() == 0 and covers() is not None
+    return Isolation(own_user=own_user, no_network=network_namespaces())

@@ -1,0 +1,62 @@
+"""Reading which of a package's modules import which, wherever the import statement stands."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from labs.trees.finding import REPO_ROOT
+
+
+def module_name(path: Path) -> str:
+    """web/views/checks.py -> web.views.checks; a package's __init__ is the package."""
+    parts = list(path.relative_to(REPO_ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """The modules among `modules` one file imports, at the top, in a function, or for typing."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            found.add(source)
+            # `from . import forms` imports the module web.forms, not a name in web.
+            found.update(f"{source}.{alias.name}" for alias in node.names)
+    return {m for m in found if m in modules and m != name}
+
+
+def import_graph(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, set[str]]:
+    """Each module under folder and the modules under folder it imports (skip: folders left out)."""
+    paths = sorted(p for p in folder.rglob("*.py") if not any(part in skip for part in p.parts))
+    modules = {module_name(p) for p in paths}
+    return {module_name(p): imports_of(p, modules) for p in paths}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import cycle found by a depth-first walk, each as the modules in its order."""
+    found: list[list[str]] = []
+    done: set[str] = set()
+
+    def walk(module: str, path: list[str]) -> None:
+        if module in path:
+            found.append([*path[path.index(module) :], module])
+            return
+        if module in done:
+            return
+        for target in sorted(graph[module]):
+            walk(target, [*path, module])
+        done.add(module)
+
+    for module in sorted(graph):
+        walk(module, [])
+    return found

@@ -1,0 +1,165 @@
+"""The dashboard's line to one tree: a host process it talks to, killed when it stops answering.
+
+The runs view never imports a learner's tree. Each bench keeps one tree
+host (labs/checking/host.py), exec'd as its own process, and sends it the
+protocol's requests: the gateway's HTTP requests, the store's methods, the
+worker's query. Every request has a time limit. A tree that does not answer
+in time (an endless loop, a lock never released) has its process killed,
+and the request gets a TreeNotAnsweringError saying so, at once; the next
+request starts a new host. A request that finds the line still taken by a
+request that hangs waits no longer than its own time limit either, so no
+page ever waits on a learner's loop for more than that.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from labs.checking.errors import HostError, HostTimeoutError, RefusedError
+from labs.checking.launch import ExecLauncher
+from labs.checking.protocol import HostProcess, HostSpec, Launcher
+from labs.checking.session import HostSession
+from labs.untrusted import clean_text
+
+
+class TreeNotAnsweringError(Exception):
+    """The tree's host did not answer in time, or stopped: it was killed, and will be restarted.
+
+    seconds is the time limit when it timed out (None when its process exited
+    or answered nonsense); said is what its process printed last, cleaned.
+    """
+
+    def __init__(self, seconds: float | None, said: str = "") -> None:
+        self.seconds = seconds
+        self.said = said
+        what = f"no answer within {seconds:g} s" if seconds is not None else "its process stopped"
+        super().__init__(what + (f": {said}" if said else ""))
+
+
+class SteadyLauncher:
+    """Starts every host from one thread of its own, which lives until close().
+
+    A host asks Linux to kill it when the thread that started it ends (see
+    labs.checking.host.die_with_parent): started from a request's thread, it
+    would die with that request. Started from this thread, it dies when the
+    dashboard does, never on its own account.
+    """
+
+    def __init__(self, launcher: Launcher, name: str) -> None:
+        self.launcher = launcher
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+
+    def launch(self, request: HostSpec) -> HostProcess:
+        """Start a host from the launcher's own thread, and wait for it."""
+        return self._thread.submit(self.launcher.launch, request).result()
+
+    def close(self) -> None:
+        """Let the thread end (the hosts it started are killed by their links)."""
+        self._thread.shutdown(wait=False)
+
+
+class TreeLink:
+    """One tree host, started on first use and after each stop, one request at a time.
+
+    When the store of spec does not open (Postgres down, its tables missing),
+    the host is started again on fallback, if given, and `refused` keeps why.
+    on_start hears which store a new host opened ("memory" or "postgres"),
+    each time one starts: after a restart, a memory store is empty again.
+    """
+
+    def __init__(
+        self,
+        spec: HostSpec,
+        *,
+        timeout: float,
+        start_timeout: float,
+        fallback: HostSpec | None = None,
+        launcher: Launcher | None = None,
+        on_start: Callable[[str], None] = lambda kind: None,
+    ) -> None:
+        self.spec = spec
+        self.fallback = fallback
+        self.refused: RefusedError | None = None
+        self.timeout = timeout
+        self.start_timeout = start_timeout
+        # Exec'd, never forked: the dashboard is a threaded server, and a forked child
+        # could inherit a lock another thread held at that moment.
+        self.launcher = SteadyLauncher(launcher or ExecLauncher(), f"host-{spec.package}")
+        self.on_start = on_start
+        self.starts = 0  # hosts started so far: more than one means the tree was restarted
+        self._session: HostSession | None = None
+        self._lock = threading.Lock()
+
+    def call(self, op: str, **args: Any) -> Any:
+        """Send one request (quiet: nothing traced) and return its value.
+
+        Raises RefusedError when the tree raised, TreeNotAnsweringError when it did
+        not answer in time (or its process stopped), TreeDoesNotImportError when a
+        new host could not import it.
+        """
+        if not self._lock.acquire(timeout=self.timeout):
+            # Another request holds the line: its own time limit will stop the host.
+            raise TreeNotAnsweringError(self.timeout)
+        try:
+            session = self._session or self._start()
+            session.deadline = time.monotonic() + self.timeout
+            try:
+                return session.call(op, quiet=True, **args)
+            except HostTimeoutError:
+                self._stop()
+                raise TreeNotAnsweringError(self.timeout) from None
+            except HostError:
+                said = clean_text(session.process.stderr_tail().strip(), 400)
+                self._stop()
+                raise TreeNotAnsweringError(None, said) from None
+            finally:
+                session.events.clear()  # the bench keeps no traces
+        finally:
+            self._lock.release()
+
+    def _start(self) -> HostSession:
+        """A new host, its store opened for a bench; the caller holds the lock."""
+        session = HostSession.start(self.launcher, self.spec, self.start_timeout)
+        session.deadline = time.monotonic() + self.start_timeout
+        try:
+            kind = str(session.call("open_bench", quiet=True))
+        except HostTimeoutError:
+            session.kill()
+            raise TreeNotAnsweringError(self.start_timeout) from None
+        except HostError:
+            said = clean_text(session.process.stderr_tail().strip(), 400)
+            session.kill()
+            raise TreeNotAnsweringError(None, said) from None
+        except RefusedError as refused:  # the store did not open
+            session.kill()
+            if self.fallback is None:
+                raise
+            self.refused, self.spec, self.fallback = refused, self.fallback, None
+            return self._start()
+        self._session = session
+        self.starts += 1
+        self.on_start(kind)
+        return session
+
+    def open(self) -> None:
+        """Start the host now if none runs; raises what call() raises when it cannot."""
+        with self._lock:
+            if self._session is None:
+                self._start()
+
+    def _stop(self) -> None:
+        if self._session is not None:
+            self._session.kill()
+            self._session = None
+
+    def close(self) -> None:
+        """Kill the host, if one runs (the dashboard is shutting down)."""
+        # Not under the lock: a request stuck on a hung host must not keep the host alive.
+        session, self._session = self._session, None
+        if session is not None:
+            session.kill()
+        self.launcher.close()
