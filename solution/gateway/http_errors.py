@@ -1,6 +1,4 @@
-"""The one place where the lab's errors become HTTP answers."""
-
-from __future__ import annotations
+"""The one place where the lab's errors become HTTP answers: JSON, never an HTML page."""
 
 from flask import Flask, Response, jsonify
 from werkzeug.exceptions import HTTPException
@@ -12,62 +10,56 @@ from ..shared.errors import (
     RunNotFoundError,
     SessionNotFoundError,
     StoreUnavailableError,
-    UnsupportedMediaTypeError,
 )
 
 
-def error_response(status: int, code: str, message: str, **facts: str) -> Response:
-    """Build a JSON error body: a machine code, a sentence, and any facts."""
-    response = jsonify({"error": code, "message": message, **facts})
-    response.status_code = status
-    return response
+def error_body(code: str, message: str, **facts: str) -> Response:
+    """A JSON error body: a machine code, a sentence, and any facts."""
+    return jsonify(error=code, message=message, **facts)
 
 
 def register_error_handlers(app: Flask) -> None:
-    """Map each typed error to its status; anything else is a JSON 500, never a page."""
+    """Map each typed error to its status; anything else is a JSON 500 without internals."""
 
     @app.errorhandler(InvalidRequestError)
-    def invalid_request(error: InvalidRequestError) -> Response:
+    def invalid_request(error: InvalidRequestError) -> tuple[Response, int]:
         facts = {"field": error.field} if error.field else {}
-        return error_response(400, error.code, str(error), **facts)
-
-    @app.errorhandler(UnsupportedMediaTypeError)
-    def unsupported_media_type(error: UnsupportedMediaTypeError) -> Response:
-        return error_response(415, "unsupported_media_type", str(error))
+        return error_body(error.code, str(error), **facts), 400
 
     @app.errorhandler(InvalidValueError)
-    def invalid_value(error: InvalidValueError) -> Response:
-        return error_response(400, "invalid_value", str(error))
+    def invalid_value(error: InvalidValueError) -> tuple[Response, int]:
+        return error_body("invalid_value", str(error)), 400
 
     @app.errorhandler(SessionNotFoundError)
-    def session_not_found(error: SessionNotFoundError) -> Response:
-        return error_response(404, "session_not_found", str(error), sessionId=error.session_id)
+    def session_not_found(error: SessionNotFoundError) -> tuple[Response, int]:
+        return error_body("session_not_found", str(error), sessionId=error.session_id), 404
 
     @app.errorhandler(RunNotFoundError)
-    def run_not_found(error: RunNotFoundError) -> Response:
-        return error_response(404, "run_not_found", str(error), runId=error.run_id)
+    def run_not_found(error: RunNotFoundError) -> tuple[Response, int]:
+        return error_body("run_not_found", str(error), runId=error.run_id), 404
 
     @app.errorhandler(IdempotencyConflictError)
-    def idempotency_conflict(error: IdempotencyConflictError) -> Response:
+    def idempotency_conflict(error: IdempotencyConflictError) -> tuple[Response, int]:
         # 409, not a silent replay: the client reused an id for a different message.
-        return error_response(409, "idempotency_conflict", str(error), runId=error.run_id)
+        return error_body("idempotency_conflict", str(error), runId=error.run_id), 409
 
     @app.errorhandler(StoreUnavailableError)
-    def store_unavailable(error: StoreUnavailableError) -> Response:
+    def store_unavailable(error: StoreUnavailableError) -> tuple[Response, int, dict[str, str]]:
         # The client learns the class of the problem; the log keeps which server and why.
         app.logger.warning("store unavailable: %s", error.reason)
         message = f"the store cannot serve requests right now ({error.kind})"
-        response = error_response(503, "store_unavailable", message, reason=error.kind)
-        response.headers["Retry-After"] = "1"
-        return response
+        return (
+            error_body("store_unavailable", message, reason=error.kind),
+            503,
+            {"Retry-After": "1"},
+        )
 
-    @app.errorhandler(HTTPException)
-    def http_exception(error: HTTPException) -> Response:
-        status = error.code or 500
+    @app.errorhandler(HTTPException)  # 404, 405, 413, 415: Werkzeug's own, answered in JSON
+    def http_exception(error: HTTPException) -> tuple[Response, int]:
         code = (error.name or "error").lower().replace(" ", "_")
-        return error_response(status, code, error.description or code)
+        return error_body(code, error.description or code), error.code or 500
 
     @app.errorhandler(Exception)
-    def unexpected(error: Exception) -> Response:
+    def unexpected(error: Exception) -> tuple[Response, int]:
         app.logger.exception("unexpected error", exc_info=error)
-        return error_response(500, "internal_error", "the gateway failed unexpectedly")
+        return error_body("internal_error", "the gateway failed unexpectedly"), 500

@@ -1,10 +1,7 @@
-"""Every error the lab raises on purpose, in one module.
+"""Every error the lab raises on purpose, each with the facts a learner needs.
 
-Each class carries the facts a learner needs (which run, which states, which
-key). Only the gateway turns them into HTTP answers, in one place.
+Only the gateway turns them into HTTP answers, in one place (gateway/http_errors.py).
 """
-
-from __future__ import annotations
 
 
 class LabError(Exception):
@@ -19,13 +16,8 @@ class InvalidRequestError(LabError):
     """The request cannot be accepted as sent; names the field at fault, if one is."""
 
     def __init__(self, code: str, message: str, field: str | None = None) -> None:
-        self.code = code
-        self.field = field
+        self.code, self.field = code, field
         super().__init__(message)
-
-
-class UnsupportedMediaTypeError(LabError):
-    """The body was not sent as JSON."""
 
 
 class InvalidValueError(LabError):
@@ -37,16 +29,13 @@ class MissingConstraintError(LabError):
 
 
 class StoreUnavailableError(LabError):
-    """The store cannot serve right now (database down, schema missing).
+    """The store cannot serve right now: reason says all, for the log; kind, for clients.
 
-    reason tells the whole story (which server, what the driver said), for the
-    log and the learner's terminal; kind is its class, such as "database
-    unreachable" or "schema missing", which is all an HTTP client is told.
+    kind is the class of the problem ("database unreachable", "schema missing").
     """
 
     def __init__(self, reason: str, kind: str = "store unavailable") -> None:
-        self.reason = reason
-        self.kind = kind
+        self.reason, self.kind = reason, kind
         super().__init__(reason)
 
 
@@ -70,9 +59,7 @@ class IllegalTransitionError(LabError):
     """The allowlist has no edge from the run's state to the requested one."""
 
     def __init__(self, run_id: str, current: str, target: str) -> None:
-        self.run_id = run_id
-        self.current = current
-        self.target = target
+        self.run_id, self.current, self.target = run_id, current, target
         super().__init__(f"run {run_id}: {current} -> {target} is not an allowed transition")
 
 
@@ -80,9 +67,7 @@ class TransitionConflictError(LabError):
     """The run left the expected state before this write landed (someone else won)."""
 
     def __init__(self, run_id: str, expected: str, actual: str) -> None:
-        self.run_id = run_id
-        self.expected = expected
-        self.actual = actual
+        self.run_id, self.expected, self.actual = run_id, expected, actual
         super().__init__(f"run {run_id} is {actual}, not {expected}: another writer moved it first")
 
 
@@ -90,8 +75,7 @@ class DuplicateMessageError(LabError):
     """The run already has a message at this seq."""
 
     def __init__(self, run_id: str, seq: int) -> None:
-        self.run_id = run_id
-        self.seq = seq
+        self.run_id, self.seq = run_id, seq
         super().__init__(f"run {run_id} already has a message at seq {seq}")
 
 
@@ -99,8 +83,7 @@ class IdempotencyConflictError(LabError):
     """A client message id came back with a different message."""
 
     def __init__(self, client_message_id: str, run_id: str) -> None:
-        self.client_message_id = client_message_id
-        self.run_id = run_id
+        self.client_message_id, self.run_id = client_message_id, run_id
         super().__init__(
             f"clientMessageId {client_message_id!r} was already used for run "
             f"{run_id} with a different message"

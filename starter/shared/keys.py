@@ -1,7 +1,5 @@
 """The idempotency key: the same request must always produce the same key."""
 
-from __future__ import annotations
-
 import hashlib
 import time
 
@@ -10,11 +8,7 @@ TIME_BUCKET_SECONDS = 60
 
 
 def idempotency_key_for(
-    session_id: str,
-    client_message_id: str | None,
-    message: str,
-    *,
-    now: float | None = None,
+    session_id: str, client_message_id: str | None, message: str, *, now: float | None = None
 ) -> str:
     """Derive the run's idempotency key from what the client sent.
 

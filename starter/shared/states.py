@@ -1,7 +1,5 @@
 """The run state machine: data plus one small function, no I/O."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from enum import StrEnum
 
@@ -30,10 +28,7 @@ ALLOWED: Mapping[RunStatus, frozenset[RunStatus]] = {
 
 
 def can_transition(current: RunStatus, target: RunStatus) -> bool:
-    """Say whether the allowlist has an edge from current to target.
-
-    A status the allowlist leaves out has no way out: anything not listed is refused.
-    """
+    """Say whether the allowlist has an edge from current to target (not listed: refused)."""
     return target in ALLOWED.get(current, frozenset())
 
 
