@@ -15,7 +15,7 @@ def main() -> int:
         tree = str(Path(__file__).resolve().parent)
         os.execv(sys.executable, [sys.executable, "-m", "labs", "selftest", tree])
     from .gateway import create_app
-    from .shared.errors import StoreConfigError
+    from .shared import errors
 
     port = os.environ.get("PORT", "3000")
     if not port.isdigit() or not 0 < int(port) < 65536:
@@ -23,7 +23,7 @@ def main() -> int:
         return 2
     try:
         app = create_app()
-    except StoreConfigError as error:
+    except errors.StoreConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     # Flask's own server, for the lab; production runs `gunicorn '<tree>.gateway:create_app()'`.

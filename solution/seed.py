@@ -6,10 +6,9 @@ The lab's step 5: seed, then ask the worker what it sees (on Postgres, from anot
 import os
 import sys
 
-from .infra import Store, make_store
-from .shared.errors import LabError
+from .infra import make_store
+from .shared import errors
 from .shared.keys import idempotency_key_for
-from .shared.schema import Run
 from .worker.queries import pending_runs
 
 # What a user might have typed; each carries a client message id, as a real client's would.
@@ -20,22 +19,17 @@ DEMO_MESSAGES = (
 )
 
 
-def seed(store: Store) -> list[Run]:
-    """Create one session and one pending run per demo message; return the runs."""
-    session = store.create_session("demo-user", "Seeded demo session")
-    # The gateway's path: a key derived from the content, then the store's create_run.
-    return [
-        store.create_run(session.id, text, idempotency_key_for(session.id, client_id, text)).run
-        for client_id, text in DEMO_MESSAGES
-    ]
-
-
 def main() -> int:
-    """Seed the configured store and say where the runs went and how to see them."""
+    """Seed the configured store the gateway's way, and say where the runs went."""
     try:
         store = make_store()
-        runs = seed(store)
-    except LabError as error:  # no store configured, database down, tables missing
+        session = store.create_session("demo-user", "Seeded demo session")
+        # As the gateway does: a key derived from the content, then the store's create_run.
+        runs = [
+            store.create_run(session.id, text, idempotency_key_for(session.id, client_id, text)).run
+            for client_id, text in DEMO_MESSAGES
+        ]
+    except errors.LabError as error:  # no store configured, database down, tables missing
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"seeded session {runs[0].session_id} with {len(runs)} pending run(s):")

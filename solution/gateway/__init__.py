@@ -1,21 +1,62 @@
-"""The gateway: intake only. Validate, persist, answer 202; never run the agent."""
+"""The gateway: intake only (validate, persist, answer 202); the one place errors become HTTP."""
 
-from flask import Flask
+from flask import Flask, Response, jsonify
+from werkzeug.exceptions import HTTPException
 
-from ..infra import Store, make_store
-from .http_errors import register_error_handlers
+from ..infra import make_store
+from ..infra.store import Store
+from ..shared import errors
 from .requests import MAX_CONTENT_LENGTH
 from .routes import routes
 
 
 def create_app(store: Store | None = None) -> Flask:
-    """Build the gateway around a store (by default make_store's), keeping no state of its own.
-
-    Under gunicorn each process calls this once, so processes share only the database.
-    """
+    """The gateway around a store (make_store's by default); gunicorn calls it once per process."""
     app = Flask(__name__, static_folder=None)  # an API: no /static/ route
     app.config["MAX_CONTENT_LENGTH"] = MAX_CONTENT_LENGTH
-    app.json.sort_keys = False  # type: ignore[attr-defined]
     app.register_blueprint(routes(make_store() if store is None else store))
     register_error_handlers(app)
     return app
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Answer each typed error with its status and a JSON body; anything else, a bare JSON 500."""
+
+    @app.errorhandler(errors.InvalidRequestError)
+    def invalid_request(error: errors.InvalidRequestError) -> tuple[Response, int]:
+        facts = {"field": error.field} if error.field else {}
+        return jsonify(error=error.code, message=str(error), **facts), 400
+
+    @app.errorhandler(errors.SessionNotFoundError)
+    def session_not_found(error: errors.SessionNotFoundError) -> tuple[Response, int]:
+        return jsonify(
+            error="session_not_found", message=str(error), sessionId=error.session_id
+        ), 404
+
+    @app.errorhandler(errors.RunNotFoundError)
+    def run_not_found(error: errors.RunNotFoundError) -> tuple[Response, int]:
+        return jsonify(error="run_not_found", message=str(error), runId=error.run_id), 404
+
+    @app.errorhandler(errors.IdempotencyConflictError)
+    def idempotency_conflict(error: errors.IdempotencyConflictError) -> tuple[Response, int]:
+        # 409, not a silent replay: the client reused an id for a different message.
+        return jsonify(error="idempotency_conflict", message=str(error), runId=error.run_id), 409
+
+    @app.errorhandler(errors.StoreUnavailableError)
+    def store_unavailable(error: errors.StoreUnavailableError) -> tuple[Response, int]:
+        # The client learns the class of the problem; the log keeps which server and why.
+        app.logger.warning("store unavailable: %s", error.reason)
+        message = f"the store cannot serve requests right now ({error.kind})"
+        answer = jsonify(error="store_unavailable", message=message, reason=error.kind)
+        answer.headers["Retry-After"] = "1"
+        return answer, 503
+
+    @app.errorhandler(HTTPException)  # 404, 405, 413, 415: Werkzeug's own, answered in JSON
+    def http_exception(error: HTTPException) -> tuple[Response, int]:
+        code = (error.name or "error").lower().replace(" ", "_")
+        return jsonify(error=code, message=error.description or code), error.code or 500
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception) -> tuple[Response, int]:
+        app.logger.exception("unexpected error", exc_info=error)
+        return jsonify(error="internal_error", message="the gateway failed unexpectedly"), 500

@@ -6,7 +6,7 @@ import re
 from flask import Request
 from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 
-from ..shared.errors import InvalidRequestError
+from ..shared import errors
 
 # Bodies above this many bytes are refused with 413, however they are sent.
 MAX_BODY_BYTES = 64 * 1024
@@ -14,7 +14,6 @@ MAX_BODY_BYTES = 64 * 1024
 # chunked body there: one byte more than the limit tells a body that went past it.
 MAX_CONTENT_LENGTH = MAX_BODY_BYTES + 1
 MAX_ID_CHARS = 128
-# Postgres text holds neither NUL nor a lone surrogate such as "\ud800" (it has no UTF-8).
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -28,13 +27,11 @@ def json_object(request: Request) -> dict[str, object]:
     try:
         body: object = json.loads(raw)
     except RecursionError:  # thousands of [ or {: more than the parser has stack for
-        raise InvalidRequestError(
-            "too_deep", "the body nests arrays or objects too deeply"
-        ) from None
+        raise errors.InvalidRequestError("too_deep", "the body nests too deeply") from None
     except ValueError:  # bad JSON, or bytes that are not UTF-8
-        raise InvalidRequestError("malformed_json", "the body is not valid JSON") from None
+        raise errors.InvalidRequestError("malformed_json", "the body is not valid JSON") from None
     if not isinstance(body, dict):
-        raise InvalidRequestError("malformed_json", "the body must be a JSON object")
+        raise errors.InvalidRequestError("malformed_json", "the body must be a JSON object")
     return body
 
 
@@ -44,9 +41,9 @@ def optional_text(body: dict[str, object], name: str, max_chars: int = MAX_ID_CH
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InvalidRequestError("invalid_field", f"{name} must be a string", name)
+        raise errors.InvalidRequestError("invalid_field", f"{name} must be a string", name)
     if not value.strip():
-        raise InvalidRequestError("invalid_field", f"{name} must not be blank", name)
+        raise errors.InvalidRequestError("invalid_field", f"{name} must not be blank", name)
     return storable_text(value, name, max_chars)
 
 
@@ -54,16 +51,16 @@ def required_text(body: dict[str, object], name: str, max_chars: int = MAX_ID_CH
     """Return body[name] as non-blank text, or raise InvalidRequestError naming it."""
     value = optional_text(body, name, max_chars)
     if value is None:
-        raise InvalidRequestError("missing_field", f"{name} is required", name)
+        raise errors.InvalidRequestError("missing_field", f"{name} is required", name)
     return value
 
 
 def storable_text(value: str, name: str, max_chars: int = MAX_ID_CHARS) -> str:
-    """Return value if Postgres can store it as text of at most max_chars characters."""
+    """Return value if Postgres can store it: at most max_chars, no NUL, no lone surrogate."""
     if len(value) > max_chars:
         message = f"{name} is longer than {max_chars} characters"
-        raise InvalidRequestError("invalid_field", message, name)
+        raise errors.InvalidRequestError("invalid_field", message, name)
     if "\x00" in value or LONE_SURROGATE.search(value):
         message = f"{name} must be valid text without NUL characters"
-        raise InvalidRequestError("invalid_field", message, name)
+        raise errors.InvalidRequestError("invalid_field", message, name)
     return value

@@ -1,7 +1,4 @@
-"""The one interface the gateway, the worker and the checks talk to: only what they call.
-
-MemoryStore and SqlStore do not inherit from it; mypy checks both fit where make_store returns.
-"""
+"""The one interface the gateway, worker and checks call; both stores fit it without inheriting."""
 
 from dataclasses import dataclass
 from typing import Protocol

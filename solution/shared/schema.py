@@ -1,8 +1,5 @@
-"""The three tables, declared once; Alembic derives the migration from them.
-
-sessions is the long-lived container, runs is one execution with a
-lifecycle, messages are the immutable facts a run produced, ordered by seq.
-"""
+"""The three tables, declared once for Alembic to derive the migration from: the session (the
+container), the run (one execution, with a lifecycle), the message (a fact, in seq order)."""
 
 from datetime import UTC, datetime
 
@@ -14,10 +11,7 @@ from .states import RunStatus
 
 
 def new_id() -> str:
-    """A new id, made before the write so the gateway can answer with it at once.
-
-    A ULID sorts by creation time, which keeps inserts at the right-hand edge of the index.
-    """
+    """A new id, made before the write so the gateway can answer at once (a ULID: time-ordered)."""
     return str(ULID())
 
 

@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from enum import StrEnum
 
-from .errors import IllegalTransitionError
+from . import errors
 
 
 class RunStatus(StrEnum):
@@ -43,4 +43,4 @@ def can_transition(current: RunStatus, target: RunStatus) -> bool:
 def ensure_transition(run_id: str, current: RunStatus, target: RunStatus) -> None:
     """Raise IllegalTransitionError, naming both states, unless the move is allowed."""
     if not can_transition(current, target):
-        raise IllegalTransitionError(run_id, current, target)
+        raise errors.IllegalTransitionError(run_id, current, target)

@@ -6,7 +6,7 @@ import sys
 import time
 
 from ..infra import make_store
-from ..shared.errors import StoreConfigError, StoreUnavailableError
+from ..shared import errors
 from .queries import pending_runs
 
 
@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         store = make_store()
-    except StoreConfigError as error:
+    except errors.StoreConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if os.environ.get("MOCK") == "1":  # its own process, so its own, empty, MemoryStore
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     while True:
         try:
             runs = pending_runs(store)
-        except StoreUnavailableError as error:  # a worker outlives a database restart
+        except errors.StoreUnavailableError as error:  # a worker outlives a database restart
             print(f"store unavailable: {error}", file=sys.stderr, flush=True)
             if args.once:
                 return 1

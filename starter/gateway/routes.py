@@ -3,7 +3,7 @@
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 
 from ..infra.store import Store
-from ..shared.errors import IdempotencyConflictError, StoreUnavailableError
+from ..shared import errors
 from ..shared.keys import idempotency_key_for
 from .requests import MAX_BODY_BYTES, json_object, optional_text, required_text, storable_text
 
@@ -16,8 +16,9 @@ def routes(store: Store) -> Blueprint:
     def create_session() -> tuple[Response, int]:
         """Open a conversation and answer with its id."""
         body = json_object(request)
+        user_id = required_text(body, "userId")
         title = optional_text(body, "title", max_chars=200) or "New chat"
-        session = store.create_session(required_text(body, "userId"), title)
+        session = store.create_session(user_id, title)
         return jsonify({"sessionId": session.id}), 201
 
     @bp.post("/chat")
@@ -35,7 +36,7 @@ def routes(store: Store) -> Blueprint:
         outcome = store.create_run(session_id, message, key)
         run = outcome.run
         if not outcome.created and run.input != message:
-            raise IdempotencyConflictError(client_message_id or key, run.id)
+            raise errors.IdempotencyConflictError(client_message_id or key, run.id)
         headers = {
             "Location": url_for("gateway.get_run", run_id=run.id),
             "Idempotent-Replayed": "false" if outcome.created else "true",
@@ -65,8 +66,7 @@ def routes(store: Store) -> Blueprint:
         """Readiness: traffic may be sent here now, because the store answers."""
         try:
             store.ping()
-        except StoreUnavailableError as error:
-            # The details go to the log, not to whoever asked: only the class of the problem.
+        except errors.StoreUnavailableError as error:
             current_app.logger.warning("not ready: %s", error.reason)
             return jsonify(status="unavailable", reason=error.kind), 503
         return jsonify(status="ready"), 200

@@ -3,11 +3,9 @@
 import os
 from collections.abc import Mapping
 
-from ..shared.errors import StoreConfigError
+from ..shared import errors
 from .memory import MemoryStore
-from .store import RunCreated, Store
-
-__all__ = ["MemoryStore", "RunCreated", "Store", "make_store"]
+from .store import Store
 
 
 def make_store(environ: Mapping[str, str] | None = None) -> Store:
@@ -19,7 +17,7 @@ def make_store(environ: Mapping[str, str] | None = None) -> Store:
         from .sql import SqlStore  # imported late: MOCK=1 never loads the driver
 
         return SqlStore(env["DATABASE_URL"], schema=env.get("DB_SCHEMA") or "public")
-    raise StoreConfigError(
+    raise errors.StoreConfigError(
         "no store configured: set MOCK=1 for the in-memory store, "
         "or DATABASE_URL=postgresql://user:password@host:port/db for Postgres"
     )

@@ -1,17 +1,8 @@
-"""The MOCK=1 store: dicts under one lock, with the database's rules enforced.
-
-Not a stub: the gateway serves requests on several threads at once, so the unique
-keys, the foreign keys and compare-and-set status changes are checked here too.
-"""
+"""The MOCK=1 store: dicts under one lock (the gateway has threads), with the database's rules."""
 
 import threading
 
-from ..shared.errors import (
-    DuplicateMessageError,
-    RunNotFoundError,
-    SessionNotFoundError,
-    TransitionConflictError,
-)
+from ..shared import errors
 from ..shared.schema import ChatSession, Message, Run, utc_now
 from ..shared.states import RunStatus, ensure_transition
 from .store import RunCreated
@@ -50,8 +41,7 @@ class MemoryStore:
     def create_run(self, session_id: str, input: str, idempotency_key: str) -> RunCreated:
         """Insert a pending run unless the key is taken; return the run either way."""
         run = Run(session_id=session_id, idempotency_key=idempotency_key, input=input)
-        # Looking the key up and inserting happen under one lock: two requests
-        # with the same key cannot both find it free.
+        # Looking the key up and inserting under one lock: two requests cannot both find it free.
         with self._lock:
             self._session(session_id)  # foreign key: no run without its session
             # TODO(check 3): keep idempotency_key unique: return the run that already holds it.
@@ -79,7 +69,7 @@ class MemoryStore:
         with self._lock:
             run = self._run(run_id)
             if run.status != expected:
-                raise TransitionConflictError(run_id, expected, run.status)
+                raise errors.TransitionConflictError(run_id, expected, run.status)
             run.status = target
             run.updated_at = utc_now()
             self._pending.pop(run_id, None)
@@ -98,7 +88,7 @@ class MemoryStore:
                 self._run(run_id)
             # TODO(check 5): keep (run_id, seq) unique: refuse a second message at that seq.
             # One lookup in the index self._message_at says whether (run_id, seq) is taken;
-            # if it is, raise DuplicateMessageError(run_id, seq).
+            # if it is, raise errors.DuplicateMessageError(run_id, seq).
             # As shipped, a second message at the same seq is stored beside the first.
             # END(check 5)
             self._messages.setdefault(run_id, []).append(message)
@@ -123,10 +113,10 @@ class MemoryStore:
         try:
             return self._sessions[session_id]
         except KeyError:
-            raise SessionNotFoundError(session_id) from None
+            raise errors.SessionNotFoundError(session_id) from None
 
     def _run(self, run_id: str) -> Run:
         try:
             return self._runs[run_id]
         except KeyError:
-            raise RunNotFoundError(run_id) from None
+            raise errors.RunNotFoundError(run_id) from None

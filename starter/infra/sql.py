@@ -1,8 +1,4 @@
-"""The Postgres store: the same Store, with the database as the arbiter.
-
-One short transaction per operation, in the tables of one schema (DB_SCHEMA);
-typed_error turns what Postgres refuses into the lab's errors.
-"""
+"""The Postgres store: the same Store, with the database as the arbiter, in schema DB_SCHEMA."""
 
 import logging
 import re
@@ -22,8 +18,8 @@ from .store import RunCreated
 log = logging.getLogger(__name__)
 TREE = __name__.partition(".")[0]
 
-# The gateway's one statement, built once and run with each request's values (new_<column>).
-# A key already stored turns it into nothing: then no id comes back.
+# The gateway's one statement, built once, run with new_<column> values: a key already stored
+# turns it into nothing, and then no id comes back.
 COLUMNS = ("id", "session_id", "status", "idempotency_key", "input", "created_at", "updated_at")
 INSERT_RUN = (
     insert(Run)
@@ -34,8 +30,8 @@ INSERT_RUN = (
 # The same insert, for a table without the unique key.
 INSERT_RUN_ANYWAY = insert(Run).values({name: bindparam(f"new_{name}") for name in COLUMNS})
 NO_UNIQUE_KEY = (
-    'runs.idempotency_key is not unique in schema "%s", so a retry can create a second run: '
-    "declare it unique at TODO(check 3) in shared/schema.py, then generate and apply a migration"
+    'runs.idempotency_key is not unique in schema "%s", so a retry can make a second run: declare '
+    "it unique at TODO(check 3) in shared/schema.py, then generate and apply a migration"
 )
 ALL_TABLES = text("SELECT 1 FROM sessions, runs, messages LIMIT 0")  # 42P01 if one is missing
 
@@ -59,20 +55,16 @@ class SqlStore:
         host = parsed.host or parsed.query.get("host") or "localhost"  # ?host=/dir: a socket
         port = parsed.port or parsed.query.get("port") or 5432
         self.address = f"{host}:{port}/{parsed.database or ''}"  # for messages: no password
-        # No pool_pre_ping (a round trip per request): a connection the server dropped fails
-        # its statement, SQLAlchemy renews the pool, and _autocommit tries once more.
+        # search_path: unqualified table names are DB_SCHEMA's. No pool_pre_ping (a round trip per
+        # request): a dropped connection fails its statement, the pool is renewed, and we retry.
         self._engine = create_engine(
             parsed.set(drivername="postgresql+psycopg2"),
             pool_size=pool_size,
             max_overflow=pool_size,
             pool_timeout=5,
-            connect_args={
-                "options": f"-c search_path={schema}",  # unqualified names mean this schema
-                "connect_timeout": 3,
-                "application_name": f"mini-koda {TREE}",
-            },
+            connect_args={"options": f"-c search_path={schema}", "connect_timeout": 3},
         )
-        self._warned_no_arbiter = False  # say it once per store, not once per run
+        self._warned_no_arbiter = False
 
     def close(self) -> None:
         """Close every pooled connection."""
@@ -98,11 +90,7 @@ class SqlStore:
         return found
 
     def create_run(self, session_id: str, input: str, idempotency_key: str) -> RunCreated:
-        """Insert a pending run unless the key is taken; return the run either way.
-
-        The unique constraint decides, in one statement; when it inserted nothing, a
-        second statement reads the holder, which it sees even if committed a moment ago.
-        """
+        """Insert a pending run unless the key is taken (the unique key decides); return the run."""
         run = Run(session_id=session_id, idempotency_key=idempotency_key, input=input)
         values = {f"new_{name}": getattr(run, name) for name in COLUMNS}
         try:
@@ -207,7 +195,8 @@ class SqlStore:
             busy = "every database connection is busy: try again shortly"
             return errors.StoreUnavailableError(busy, kind="connections busy")
         if isinstance(error, ValueError) or code.startswith("22"):  # a value that does not fit
-            return errors.InvalidValueError(f"the database cannot store this value: {detail}")
+            cannot = f"the database cannot store this value: {detail}"
+            return errors.InvalidRequestError("invalid_value", cannot)
         if code == "42P10":  # ON CONFLICT names columns that no unique constraint covers
             return errors.MissingConstraintError("runs.idempotency_key has no unique constraint")
         if code == "23505" and isinstance(row, Message) and row.run_id:  # unique violation
@@ -222,9 +211,9 @@ class SqlStore:
             if self.schema != TREE:
                 alembic += f" -x schema={self.schema}"
             reason = (
-                f'the {TREE} tree has no tables in schema "{self.schema}" (DB_SCHEMA) of this '
-                f"database: generate a migration with `{alembic} revision --autogenerate "
-                f'-m "create tables"` if there is none yet, then run `{alembic} upgrade head`'
+                f'the {TREE} tree has no tables in schema "{self.schema}" (DB_SCHEMA): generate '
+                f'a migration with `{alembic} revision --autogenerate -m "create tables"` if there '
+                f"is none yet, then run `{alembic} upgrade head`"
             )
             return errors.StoreUnavailableError(reason, kind="schema missing")
         if isinstance(error, exc.OperationalError | exc.InterfaceError):

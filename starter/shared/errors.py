@@ -1,7 +1,4 @@
-"""Every error the lab raises on purpose, each with the facts a learner needs.
-
-Only the gateway turns them into HTTP answers, in one place (gateway/http_errors.py).
-"""
+"""Every error the lab raises on purpose, each with the facts a learner needs."""
 
 
 class LabError(Exception):
@@ -13,15 +10,11 @@ class StoreConfigError(LabError):
 
 
 class InvalidRequestError(LabError):
-    """The request cannot be accepted as sent; names the field at fault, if one is."""
+    """The request cannot be accepted as sent (code says why); names the field at fault, if any."""
 
     def __init__(self, code: str, message: str, field: str | None = None) -> None:
         self.code, self.field = code, field
         super().__init__(message)
-
-
-class InvalidValueError(LabError):
-    """The database cannot store a value as given (a NUL in text, a number out of range)."""
 
 
 class MissingConstraintError(LabError):
@@ -29,10 +22,7 @@ class MissingConstraintError(LabError):
 
 
 class StoreUnavailableError(LabError):
-    """The store cannot serve right now: reason says all, for the log; kind, for clients.
-
-    kind is the class of the problem ("database unreachable", "schema missing").
-    """
+    """The store cannot serve now: reason tells all (for logs), kind its class (for clients)."""
 
     def __init__(self, reason: str, kind: str = "store unavailable") -> None:
         self.reason, self.kind = reason, kind
@@ -84,7 +74,5 @@ class IdempotencyConflictError(LabError):
 
     def __init__(self, client_message_id: str, run_id: str) -> None:
         self.client_message_id, self.run_id = client_message_id, run_id
-        super().__init__(
-            f"clientMessageId {client_message_id!r} was already used for run "
-            f"{run_id} with a different message"
-        )
+        used = f"clientMessageId {client_message_id!r} was already used for run {run_id}"
+        super().__init__(f"{used} with a different message")

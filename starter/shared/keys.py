@@ -10,11 +10,7 @@ TIME_BUCKET_SECONDS = 60
 def idempotency_key_for(
     session_id: str, client_message_id: str | None, message: str, *, now: float | None = None
 ) -> str:
-    """Derive the run's idempotency key from what the client sent.
-
-    Never from chance: a random key differs on every retry, which is the same
-    as having no key at all.
-    """
+    """Derive the run's key from what the client sent, never from chance (a retry must match)."""
     # TODO(check 3): hash session + clientMessageId, or else session + time bucket + message.
     # As shipped, the key hashes the clock, so a retry never matches the first try.
     material = f"{session_id}\x1f{time.time_ns()}"
