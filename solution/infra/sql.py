@@ -5,6 +5,7 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
+import psycopg2
 from sqlalchemy import Executable, bindparam, create_engine, exc, func, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.engine import make_url
@@ -17,6 +18,9 @@ from .store import RunCreated
 
 log = logging.getLogger(__name__)
 TREE = __name__.partition(".")[0]
+# What a store operation may raise: SQLAlchemy's errors, the driver's own (a dead connection
+# can raise them as it goes back to the pool) and ValueError (psycopg2's, for a NUL in text).
+DRIVER_ERRORS = (exc.SQLAlchemyError, psycopg2.Error, ValueError)
 
 # The gateway's one statement, built once, run with new_<column> values: a key already stored
 # turns it into nothing, and then no id comes back.
@@ -168,7 +172,7 @@ class SqlStore:
         try:
             with Session(self._engine, expire_on_commit=False) as session, session.begin():
                 yield session
-        except (exc.SQLAlchemyError, ValueError) as error:  # psycopg2 raises ValueError for NUL
+        except DRIVER_ERRORS as error:
             raise self.typed_error(error, row) from None
 
     def _autocommit(
@@ -181,7 +185,7 @@ class SqlStore:
                     connection.execution_options(isolation_level="AUTOCOMMIT")
                     result = connection.execute(statement, values)
                     return list(result.scalars()) if result.returns_rows else []
-            except (exc.SQLAlchemyError, ValueError) as error:
+            except DRIVER_ERRORS as error:
                 if retry or not getattr(error, "connection_invalidated", False):
                     raise self.typed_error(error, row) from None
         raise AssertionError("unreachable: the second try returns or raises")
@@ -216,7 +220,7 @@ class SqlStore:
                 f"is none yet, then run `{alembic} upgrade head`"
             )
             return errors.StoreUnavailableError(reason, kind="schema missing")
-        if isinstance(error, exc.OperationalError | exc.InterfaceError):
+        if isinstance(driver, psycopg2.OperationalError | psycopg2.InterfaceError):
             reason = f"cannot reach the database at {self.address}: {detail}"
             return errors.StoreUnavailableError(reason, kind="database unreachable")
         reason = f"the database refused the operation: {detail}"

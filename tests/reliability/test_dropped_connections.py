@@ -11,7 +11,8 @@ from labs.pg.cluster import Autocommit
 from solution.infra.sql import SqlStore
 from tests.reliability.conftest import scalar
 
-APPLICATION = "mini-koda solution"  # the application_name the store's connections carry
+# The test's database is the store's alone: its connections are every other one to it.
+OTHERS = "datname = current_database() AND pid <> pg_backend_pid()"
 
 
 @pytest.fixture
@@ -26,9 +27,7 @@ def end_store_connections(database_url: str) -> set[int]:
     """pg_terminate_backend every connection of the store; wait until they are gone."""
     with Autocommit(database_url) as cursor:
         cursor.execute(
-            "SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE application_name = %s",
-            (APPLICATION,),
+            f"SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity WHERE {OTHERS}"
         )
         ended = {int(row[0]) for row in cursor.fetchall()}
         deadline = time.monotonic() + 10
@@ -46,9 +45,7 @@ def end_store_connections(database_url: str) -> set[int]:
 def store_backends(database_url: str) -> set[int]:
     """The pids of the store's connections as the server lists them."""
     with Autocommit(database_url) as cursor:
-        cursor.execute(
-            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (APPLICATION,)
-        )
+        cursor.execute(f"SELECT pid FROM pg_stat_activity WHERE {OTHERS}")
         return {int(row[0]) for row in cursor.fetchall()}
 
 

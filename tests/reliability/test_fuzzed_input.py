@@ -213,7 +213,7 @@ def test_nesting_deeper_than_the_parser_reaches_is_a_400_that_names_the_problem(
     answer = gateway_client(tree).post(path, data=body, content_type="application/json")
     assert answer.status_code == 400, answer.get_data(as_text=True)
     assert answer.get_json()["error"] == "too_deep"
-    assert "nests arrays or objects too deeply" in answer.get_json()["message"]
+    assert "nests too deeply" in answer.get_json()["message"]
 
 
 @pytest.mark.parametrize("tree", TREES)
