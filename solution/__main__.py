@@ -12,8 +12,9 @@ def main() -> int:
         if importlib.util.find_spec("labs") is None:
             print("error: SELFTEST=1 needs the lab kit: run `pip install -e .`", file=sys.stderr)
             return 2
-        tree = str(Path(__file__).resolve().parent)
-        os.execv(sys.executable, [sys.executable, "-m", "labs", "selftest", tree])
+        os.execv(
+            sys.executable, [sys.executable, "-m", "labs", "selftest", str(Path(__file__).parent)]
+        )
     from .gateway import create_app
     from .shared import errors
 

@@ -127,12 +127,26 @@ def create_app() -> Flask:
         key = keys.idempotency_key_for(session_id, client_message_id, message)
         new_id = schema_module.new_id()
         run_id, held = intake.create_run(new_id, session_id, message, key)
-        if run_id != new_id and held != message:
-            raise errors.IdempotencyConflictError(client_message_id or key, run_id)
+        # The Run the old store handed back, assembled without validation from the values made.
+        now = schema_module.utc_now()
+        run = schema_module.Run.model_construct(
+            id=run_id,
+            session_id=session_id,
+            status="pending",
+            idempotency_key=key,
+            input=held,
+            error=None,
+            prompt_tokens=0,
+            completion_tokens=0,
+            created_at=now,
+            updated_at=now,
+        )
+        if run_id != new_id and run.input != message:
+            raise errors.IdempotencyConflictError(client_message_id or key, run.id)
         # Built directly, not by jsonify: the body by json.dumps, the headers in one list.
-        answer = json.dumps({"runId": run_id, "status": "pending"})
+        answer = json.dumps({"runId": run.id, "status": run.status})
         headers = [
-            ("Location", f"{request.script_root}/runs/{run_id}"),
+            ("Location", f"{request.script_root}/runs/{run.id}"),
             ("Idempotent-Replayed", "false" if run_id == new_id else "true"),
         ]
         return Response(answer, 202, headers, mimetype="application/json")

@@ -10,8 +10,7 @@ from ..shared import errors
 
 # Bodies above this many bytes are refused with 413, however they are sent.
 MAX_BODY_BYTES = 64 * 1024
-# Werkzeug refuses a declared length over MAX_CONTENT_LENGTH unread, and stops reading a
-# chunked body there: one byte more than the limit tells a body that went past it.
+# Werkzeug stops reading a chunked body at MAX_CONTENT_LENGTH: one byte over tells one too big.
 MAX_CONTENT_LENGTH = MAX_BODY_BYTES + 1
 MAX_ID_CHARS = 128
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")

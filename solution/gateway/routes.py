@@ -23,11 +23,8 @@ def routes(store: Store) -> Blueprint:
 
     @bp.post("/chat")
     def chat() -> tuple[Response, int, dict[str, str]]:
-        """Persist a pending run for the message and answer at once.
-
-        202, not 200: the run is accepted, not finished; a worker does the slow
-        part. A retry with the same key gets the same run, marked as a replay.
-        """
+        """Persist a pending run and answer at once: 202, not 200, for the run is accepted, not
+        finished (a worker does the slow part). A retry with the same key gets the same run."""
         body = json_object(request)
         session_id = required_text(body, "sessionId")
         message = required_text(body, "message", max_chars=MAX_BODY_BYTES)

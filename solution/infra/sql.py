@@ -9,10 +9,11 @@ import psycopg2
 from sqlalchemy import Executable, bindparam, create_engine, exc, func, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import configure_mappers
 from sqlmodel import Session, col, select
 
 from ..shared import errors
-from ..shared.schema import ChatSession, Message, Run, utc_now
+from ..shared.schema import ChatSession, Message, Run, new_id, utc_now
 from ..shared.states import RunStatus, ensure_transition
 from .store import RunCreated
 
@@ -22,17 +23,13 @@ TREE = __name__.partition(".")[0]
 # can raise them as it goes back to the pool) and ValueError (psycopg2's, for a NUL in text).
 DRIVER_ERRORS = (exc.SQLAlchemyError, psycopg2.Error, ValueError)
 
-# The gateway's one statement, built once, run with new_<column> values: a key already stored
-# turns it into nothing, and then no id comes back.
+# The gateway's one statement, built once: a key already stored makes it insert and return nothing.
 COLUMNS = ("id", "session_id", "status", "idempotency_key", "input", "created_at", "updated_at")
-INSERT_RUN = (
-    insert(Run)
-    .values({name: bindparam(f"new_{name}") for name in COLUMNS})
-    .on_conflict_do_nothing(index_elements=["idempotency_key"])
-    .returning(col(Run.id))
+NEW_RUN = insert(Run).values({name: bindparam(f"new_{name}") for name in COLUMNS})
+INSERT_RUN = NEW_RUN.on_conflict_do_nothing(index_elements=["idempotency_key"]).returning(
+    col(Run.id)
 )
-# The same insert, for a table without the unique key.
-INSERT_RUN_ANYWAY = insert(Run).values({name: bindparam(f"new_{name}") for name in COLUMNS})
+INSERT_RUN_ANYWAY = NEW_RUN.returning(col(Run.id))  # into a table without the unique key
 NO_UNIQUE_KEY = (
     'runs.idempotency_key is not unique in schema "%s", so a retry can make a second run: declare '
     "it unique at TODO(check 3) in shared/schema.py, then generate and apply a migration"
@@ -59,16 +56,18 @@ class SqlStore:
         host = parsed.host or parsed.query.get("host") or "localhost"  # ?host=/dir: a socket
         port = parsed.port or parsed.query.get("port") or 5432
         self.address = f"{host}:{port}/{parsed.database or ''}"  # for messages: no password
-        # search_path: unqualified table names are DB_SCHEMA's. No pool_pre_ping (a round trip per
-        # request): a dropped connection fails its statement, the pool is renewed, and we retry.
+        # Autocommit: each statement commits itself, no BEGIN or COMMIT round trip (none here need
+        # two atomic). No pool_pre_ping, another round trip: a dropped connection renews the pool.
         self._engine = create_engine(
             parsed.set(drivername="postgresql+psycopg2"),
+            isolation_level="AUTOCOMMIT",
             pool_size=pool_size,
             max_overflow=pool_size,
             pool_timeout=5,
             connect_args={"options": f"-c search_path={schema}", "connect_timeout": 3},
         )
         self._warned_no_arbiter = False
+        configure_mappers()  # Run() would do it on first use; create_run's model_construct does not
 
     def close(self) -> None:
         """Close every pooled connection."""
@@ -76,7 +75,7 @@ class SqlStore:
 
     def ping(self) -> None:
         """Raise StoreUnavailableError unless the database answers and holds this tree's tables."""
-        self._autocommit(ALL_TABLES, {})
+        self._statement(ALL_TABLES, {})
 
     def create_session(self, user_id: str, title: str) -> ChatSession:
         """Insert a new session and return it."""
@@ -95,10 +94,19 @@ class SqlStore:
 
     def create_run(self, session_id: str, input: str, idempotency_key: str) -> RunCreated:
         """Insert a pending run unless the key is taken (the unique key decides); return the run."""
-        run = Run(session_id=session_id, idempotency_key=idempotency_key, input=input)
+        now = utc_now()
+        # Every value is made here: the Run is built without validation, as a row read back is.
+        run = Run.model_construct(
+            id=new_id(),
+            session_id=session_id,
+            idempotency_key=idempotency_key,
+            input=input,
+            created_at=now,
+            updated_at=now,
+        )
         values = {f"new_{name}": getattr(run, name) for name in COLUMNS}
         try:
-            if self._autocommit(INSERT_RUN, values, run):
+            if self._statement(INSERT_RUN, values, run):
                 return RunCreated(run=run, created=True)
         except errors.MissingConstraintError:
             # Postgres refuses ON CONFLICT where no unique constraint covers the key (the
@@ -106,7 +114,7 @@ class SqlStore:
             if not self._warned_no_arbiter:  # once per store, not once per run
                 self._warned_no_arbiter = True
                 log.warning(NO_UNIQUE_KEY, self.schema)
-            self._autocommit(INSERT_RUN_ANYWAY, values, run)
+            self._statement(INSERT_RUN_ANYWAY, values, run)
             return RunCreated(run=run, created=True)
         with self._session() as session:
             holder = session.exec(select(Run).where(Run.idempotency_key == idempotency_key)).one()
@@ -159,32 +167,30 @@ class SqlStore:
             return list(session.exec(ordered.order_by(col(Message.seq), col(Message.id))))
 
     def pending_runs(self, limit: int = 100) -> list[Run]:
-        """Return up to limit pending runs, oldest first, in a read-only transaction."""
+        """Return up to limit pending runs, oldest first, on a read-only connection."""
         with self._session() as session:
-            session.connection().execute(text("SET TRANSACTION READ ONLY"))
+            session.connection(execution_options={"postgresql_readonly": True})
             pending = select(Run).where(Run.status == RunStatus.PENDING)
             oldest_first = pending.order_by(col(Run.created_at), col(Run.id)).limit(limit)
             return [_loaded(run) for run in session.exec(oldest_first)]
 
     @contextmanager
     def _session(self, row: Message | None = None) -> Iterator[Session]:
-        """One short transaction in an ORM session (writing row, if one is given)."""
+        """An ORM session for one operation (writing row, if one is given)."""
         try:
             with Session(self._engine, expire_on_commit=False) as session, session.begin():
                 yield session
         except DRIVER_ERRORS as error:
             raise self.typed_error(error, row) from None
 
-    def _autocommit(
+    def _statement(
         self, statement: Executable, values: Mapping[str, object], row: Run | None = None
-    ) -> list[str]:
-        """Run one statement that commits itself (one round trip); return its first column."""
+    ) -> str | None:
+        """Run a statement safe to repeat, again if its connection dropped: its first value."""
         for retry in (False, True):
             try:
                 with self._engine.connect() as connection:
-                    connection.execution_options(isolation_level="AUTOCOMMIT")
-                    result = connection.execute(statement, values)
-                    return list(result.scalars()) if result.returns_rows else []
+                    return connection.execute(statement, values).scalar()
             except DRIVER_ERRORS as error:
                 if retry or not getattr(error, "connection_invalidated", False):
                     raise self.typed_error(error, row) from None
@@ -211,9 +217,8 @@ class SqlStore:
                 return errors.RunNotFoundError(row.run_id)
             return errors.SessionNotFoundError(row.session_id)
         if code in ("42P01", "3F000"):  # undefined table, undefined schema
-            alembic = f"alembic -x tree={TREE}"
-            if self.schema != TREE:
-                alembic += f" -x schema={self.schema}"
+            option = "" if self.schema == TREE else f" -x schema={self.schema}"
+            alembic = f"alembic -x tree={TREE}{option}"
             reason = (
                 f'the {TREE} tree has no tables in schema "{self.schema}" (DB_SCHEMA): generate '
                 f'a migration with `{alembic} revision --autogenerate -m "create tables"` if there '

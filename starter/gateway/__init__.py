@@ -23,40 +23,38 @@ def register_error_handlers(app: Flask) -> None:
     """Answer each typed error with its status and a JSON body; anything else, a bare JSON 500."""
 
     @app.errorhandler(errors.InvalidRequestError)
-    def invalid_request(error: errors.InvalidRequestError) -> tuple[Response, int]:
-        facts = {"field": error.field} if error.field else {}
-        return jsonify(error=error.code, message=str(error), **facts), 400
+    def invalid_request(e: errors.InvalidRequestError) -> tuple[Response, int]:
+        facts = {"field": e.field} if e.field else {}
+        return jsonify(error=e.code, message=str(e), **facts), 400
 
     @app.errorhandler(errors.SessionNotFoundError)
-    def session_not_found(error: errors.SessionNotFoundError) -> tuple[Response, int]:
-        return jsonify(
-            error="session_not_found", message=str(error), sessionId=error.session_id
-        ), 404
+    def session_not_found(e: errors.SessionNotFoundError) -> tuple[Response, int]:
+        return jsonify(error="session_not_found", message=str(e), sessionId=e.session_id), 404
 
     @app.errorhandler(errors.RunNotFoundError)
-    def run_not_found(error: errors.RunNotFoundError) -> tuple[Response, int]:
-        return jsonify(error="run_not_found", message=str(error), runId=error.run_id), 404
+    def run_not_found(e: errors.RunNotFoundError) -> tuple[Response, int]:
+        return jsonify(error="run_not_found", message=str(e), runId=e.run_id), 404
 
     @app.errorhandler(errors.IdempotencyConflictError)
-    def idempotency_conflict(error: errors.IdempotencyConflictError) -> tuple[Response, int]:
+    def idempotency_conflict(e: errors.IdempotencyConflictError) -> tuple[Response, int]:
         # 409, not a silent replay: the client reused an id for a different message.
-        return jsonify(error="idempotency_conflict", message=str(error), runId=error.run_id), 409
+        return jsonify(error="idempotency_conflict", message=str(e), runId=e.run_id), 409
 
     @app.errorhandler(errors.StoreUnavailableError)
-    def store_unavailable(error: errors.StoreUnavailableError) -> tuple[Response, int]:
+    def store_unavailable(e: errors.StoreUnavailableError) -> tuple[Response, int]:
         # The client learns the class of the problem; the log keeps which server and why.
-        app.logger.warning("store unavailable: %s", error.reason)
-        message = f"the store cannot serve requests right now ({error.kind})"
-        answer = jsonify(error="store_unavailable", message=message, reason=error.kind)
+        app.logger.warning("store unavailable: %s", e.reason)
+        message = f"the store cannot serve requests right now ({e.kind})"
+        answer = jsonify(error="store_unavailable", message=message, reason=e.kind)
         answer.headers["Retry-After"] = "1"
         return answer, 503
 
     @app.errorhandler(HTTPException)  # 404, 405, 413, 415: Werkzeug's own, answered in JSON
-    def http_exception(error: HTTPException) -> tuple[Response, int]:
-        code = (error.name or "error").lower().replace(" ", "_")
-        return jsonify(error=code, message=error.description or code), error.code or 500
+    def http_exception(e: HTTPException) -> tuple[Response, int]:
+        code = (e.name or "error").lower().replace(" ", "_")
+        return jsonify(error=code, message=e.description or code), e.code or 500
 
     @app.errorhandler(Exception)
-    def unexpected(error: Exception) -> tuple[Response, int]:
-        app.logger.exception("unexpected error", exc_info=error)
+    def unexpected(e: Exception) -> tuple[Response, int]:
+        app.logger.exception("unexpected error", exc_info=e)
         return jsonify(error="internal_error", message="the gateway failed unexpectedly"), 500
