@@ -1,5 +1,5 @@
 """gunicorn's settings for the gateway in production: `gunicorn -c deploy/gunicorn.conf.py
-<tree>.gateway.wsgi:app`, always behind nginx (deploy/nginx/gateway.conf.template).
+'<tree>.gateway:create_app()'`, always behind nginx (deploy/nginx/gateway.conf.template).
 
 A gthread worker gives each connection a thread for as long as the request
 takes to arrive, so a client that trickles its bytes holds a thread; a handful
@@ -12,7 +12,7 @@ Options given on the command line (or in GUNICORN_CMD_ARGS) override these.
 # inside the compose network, where nothing is published but nginx's port.
 bind = "127.0.0.1:3001"
 
-# Each process builds its own store and connection pool (see <tree>/gateway/wsgi.py);
+# Each process calls create_app() once, and so builds its own store and connection pool;
 # the threads share that pool, so a process never needs more connections than threads.
 worker_class = "gthread"
 workers = 2

@@ -14,7 +14,6 @@ The database is DATABASE_URL.
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 from logging.config import fileConfig
@@ -29,6 +28,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import NullPool
 
 from labs.pg.catalog import psycopg2_url
+from labs.trees.finding import load_tree
 
 TREES = ("starter", "solution")
 SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
@@ -72,9 +72,14 @@ def use_versions_folder(folder: Path) -> None:
 
 
 def target_metadata(tree: str) -> MetaData:
-    """The tree's table metadata: TableModel.metadata from its shared/schema.py."""
-    schema_module = importlib.import_module(f"{tree}.shared.schema")
-    metadata: MetaData = schema_module.TableModel.metadata
+    """The tables its shared/schema.py declares, imported by the lab kit.
+
+    The kit gives each tree's tables a registry of their own, so the starter and the
+    solution can both be imported by one process (tests run Alembic in theirs); the
+    metadata is then the one a table carries, not SQLModel's default.
+    """
+    schema_module = load_tree(tree).module("shared.schema")
+    metadata: MetaData = schema_module.Run.__table__.metadata
     return metadata
 
 

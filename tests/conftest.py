@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from labs.trees.finding import REPO_ROOT, TREE_NAMES, find_tree, import_tree
 from tests.support.pgcluster import TempCluster, find_bindir
+
+# Both trees declare tables of the same names on SQLModel. Imported through the lab kit, each
+# tree's tables get a registry of their own, so a test may import from both; a plain `import
+# starter...` beside `import solution...` would clash in SQLModel's one default registry.
+for _name in TREE_NAMES:
+    if (REPO_ROOT / _name).is_dir():
+        import_tree(find_tree(_name))
 
 IN_CI = bool(os.environ.get("CI"))
 NO_POSTGRES = (

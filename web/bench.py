@@ -166,8 +166,8 @@ class Bench(LessonMoves):
             )
         reason = str(error)
         said = error.sentence if isinstance(error, SessionRefusedError) else Verbatim(reason)
-        command = ALEMBIC_COMMAND.search(reason)
-        if command:  # the database answers, but this tree's tables are not there
+        commands = ALEMBIC_COMMAND.findall(reason)  # the last one makes the tables
+        if commands:  # the database answers, but this tree's tables are not there
             return Sentence(
                 N_(
                     "the %(store)s store cannot work without its tables (%(said)s); "
@@ -175,7 +175,7 @@ class Bench(LessonMoves):
                 ),
                 store=self.store_kind,
                 said=said,
-                command=command.group(1),
+                command=commands[-1],
             )
         if "cannot reach the database" in reason or "database unreachable" in reason:
             return Sentence(

@@ -20,14 +20,14 @@ class BenchSettings:
 
     quick: bool = False
     tree: str = "solution"
-    # gunicorn for (c0) and (c): processes x threads; two cores want two processes.
+    # gunicorn for (c0), (c1), (c) and (c-tuned): processes x threads; two cores want two.
     workers: int = 2
     threads: int = 8
     open_rate: float | None = None  # (c) open loop; None: half of (c)'s closed-loop best
 
     @property
     def levels(self) -> list[int]:
-        """Concurrent clients for (a), (b), (c0), (c)."""
+        """Concurrent clients for (a), (b), (c0), (c1), (c) and (c-tuned)."""
         return [1, 16] if self.quick else [1, 4, 16]
 
     @property
@@ -65,7 +65,9 @@ class BenchReport:
     raw_sql: list[Measurement] = field(default_factory=list)  # (a)
     store: list[Measurement] = field(default_factory=list)  # (b)
     floor_http: list[Measurement] = field(default_factory=list)  # (c0)
+    flask_floor: list[Measurement] = field(default_factory=list)  # (c1)
     http: list[Measurement] = field(default_factory=list)  # (c), closed loop
+    tuned_http: list[Measurement] = field(default_factory=list)  # (c-tuned), closed loop
     open_http: list[Measurement] = field(default_factory=list)  # (c), open loop
     accept: list[Measurement] = field(default_factory=list)  # (d): split and inline
     cross_check: list[Measurement] = field(default_factory=list)  # Python loadgen beside tools
@@ -74,11 +76,21 @@ class BenchReport:
 
     def tools(self) -> dict[str, str]:
         """Which load generator drove each part."""
-        parts = {"a": self.raw_sql, "b": self.store, "c0": self.floor_http, "c": self.http}
-        return {name: found[0].tool for name, found in parts.items() if found}
+        return {name: found[0].tool for name, found in self.parts().items() if found}
+
+    def parts(self) -> dict[str, list[Measurement]]:
+        """The closed-loop parts by name, in the order the report lists them."""
+        return {
+            "a": self.raw_sql,
+            "b": self.store,
+            "c0": self.floor_http,
+            "c1": self.flask_floor,
+            "c": self.http,
+            "c-tuned": self.tuned_http,
+        }
 
     def ratios(self) -> dict[str, dict[int, float]]:
-        """Throughput ratios per concurrency: b/a, c/a, c0/a and c/c0."""
+        """Throughput ratios per concurrency: b/a, c/a, c0/a, c/c0, c/c1 and c/c-tuned."""
 
         def ratio(top: list[Measurement], bottom: list[Measurement]) -> dict[int, float]:
             floor = {m.clients: m.throughput for m in bottom}
@@ -93,33 +105,32 @@ class BenchReport:
             "c/a": ratio(self.http, self.raw_sql),
             "c0/a": ratio(self.floor_http, self.raw_sql),
             "c/c0": ratio(self.http, self.floor_http),
+            "c/c1": ratio(self.http, self.flask_floor),
+            "c/c-tuned": ratio(self.http, self.tuned_http),
         }
 
     def layer_costs(self) -> dict[str, float]:
-        """Milliseconds per request at one client, split into database, store, server, Flask.
+        """Milliseconds per request at one client: database, store, server, Flask, route.
 
         At one client requests run one after another, so time per request is
         1/throughput and the layers add up: (a) is the database, (b) - (a) the
-        store's own code, (c0) the HTTP server and the client round trip, and
-        (c) - (c0) - (b) what Flask and the route add.
+        store's own code, (c0) the HTTP server and the client round trip, (c1) -
+        (c0) Flask reading and parsing the body, and (c) - (c1) - (b) what the
+        route adds around the store (the fields, the key, the answer).
         """
         one = {
             name: 1000 / found[0].throughput
-            for name, found in (
-                ("a", self.raw_sql),
-                ("b", self.store),
-                ("c0", self.floor_http),
-                ("c", self.http),
-            )
-            if found and found[0].clients == 1 and found[0].throughput
+            for name, found in self.parts().items()
+            if name != "c-tuned" and found and found[0].clients == 1 and found[0].throughput
         }
-        if len(one) < 4:
+        if len(one) < 5:
             return {}
         return {
             "database": round(one["a"], 3),
             "store": round(one["b"] - one["a"], 3),
             "http_server": round(one["c0"], 3),
-            "flask_and_route": round(one["c"] - one["c0"] - one["b"], 3),
+            "flask": round(one["c1"] - one["c0"], 3),
+            "route": round(one["c"] - one["c1"] - one["b"], 3),
             "total": round(one["c"], 3),
         }
 
@@ -130,16 +141,12 @@ class BenchReport:
         disturbs far less than it does throughput: Postgres's share of a
         request of (c), the store's (the client process of (b), which is
         nothing but the store), gunicorn's (the workers of (c0), whose app
-        does nothing), and what the gateway's workers spend beyond both
-        (Flask, the route, the request parsing).
+        does nothing), Flask's (what the workers of (c1) spend beyond (c0)'s),
+        and what the gateway's workers spend beyond those and the store (the route).
         """
-        top = {
-            name: found[-1].cpu_ms
-            for name, found in (("b", self.store), ("c0", self.floor_http), ("c", self.http))
-            if found
-        }
+        top = {name: found[-1].cpu_ms for name, found in self.parts().items() if found}
         try:
-            store, server = top["b"]["client"], top["c0"]["server"]
+            store, server, flask = top["b"]["client"], top["c0"]["server"], top["c1"]["server"]
             database, gateway = top["c"]["postgres"], top["c"]["server"]
         except KeyError:
             return {}
@@ -147,7 +154,8 @@ class BenchReport:
             "database": database,
             "store": store,
             "http_server": server,
-            "flask_and_route": round(gateway - server - store, 3),
+            "flask": round(flask - server, 3),
+            "route": round(gateway - flask - store, 3),
             "total": round(database + gateway, 3),
         }
 

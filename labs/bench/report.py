@@ -18,7 +18,9 @@ PART_NAMES = {
     "a": N_("(a) raw INSERT ... ON CONFLICT"),
     "b": N_("(b) SqlStore.create_run"),
     "c0": N_("(c0) gunicorn, app does nothing"),
+    "c1": N_("(c1) gunicorn, Flask parses, no store"),
     "c": N_("(c) POST /chat via gunicorn"),
+    "c-tuned": N_("(c-tuned) hand-tuned POST /chat"),
     "d-split": N_("(d) split: runs in workers"),
     "d-inline": N_("(d) inline: runs in handler"),
 }
@@ -28,12 +30,14 @@ LAYER_NAMES = {
     "database": N_("database"),
     "store": N_("store"),
     "http_server": N_("http server"),
-    "flask_and_route": N_("flask and route"),
+    "flask": N_("flask"),
+    "route": N_("route"),
     "total": N_("total"),
 }
 PROCESS_NAMES = {"postgres": "postgres", "server": N_("server"), "client": N_("client")}
-# (ratio, concurrency, target, stretch)
-TARGETS = [("b/a", 1, 0.5, None), ("c/a", 16, 0.35, 0.5)]
+# (ratio, concurrency, target): the store at least half the raw insert at one client, and the
+# plain gateway at most 10% below the hand-tuned path it replaced, at 16.
+TARGETS = [("b/a", 1, 0.5), ("c/c-tuned", 16, 0.9)]
 # Terminal columns of the measurement table: the part's name (wider if a name needs it),
 # then tool, clients, ops/s, p50 ms, p99 ms and errors.
 NAME_WIDTH = 40
@@ -114,14 +118,14 @@ def format_report(report: BenchReport) -> str:
         ),
         _(
             "windows: {seconds} s measured per load; gunicorn gthread "
-            "{workers} processes x {threads} threads for (c0) and (c)"
+            "{workers} processes x {threads} threads for (c0), (c1), (c) and (c-tuned)"
         ).format(
             seconds=settings["seconds"], workers=settings["workers"], threads=settings["threads"]
         ),
         "",
         _header(name_width),
     ]
-    for group in (report.raw_sql, report.store, report.floor_http, report.http):
+    for group in report.parts().values():
         lines += [_row(m, name_width) for m in group]
     if report.open_http:
         lines += ["", _("open loop (latency from each request's intended send time):")]
@@ -186,7 +190,7 @@ def format_report(report: BenchReport) -> str:
 
 
 def _groups(report: BenchReport) -> list[list[Measurement]]:
-    return [report.raw_sql, report.store, report.floor_http, report.http, report.open_http]
+    return [*report.parts().values(), report.open_http]
 
 
 def _cpu_lines(metered: list[Measurement]) -> list[str]:
@@ -237,7 +241,7 @@ def _ratio_lines(report: BenchReport) -> list[str]:
             continue
         listed = _listed([_clients_ratio(n, r) for n, r in found.items()])
         lines.append(_("{ratio} throughput ratio: {listed}").format(ratio=name, listed=listed))
-    for name, clients, target, stretch in TARGETS:
+    for name, clients, target in TARGETS:
         value = ratios.get(name, {}).get(clients)
         if value is None:
             continue
@@ -246,11 +250,5 @@ def _ratio_lines(report: BenchReport) -> list[str]:
         else:
             line = _("target {ratio} >= {target} at {clients} client(s): NOT met")
         judged = line.format(ratio=name, target=target, clients=clients)
-        if stretch:
-            if value >= stretch:
-                stretched = _("{target_line}, stretch {stretch}: met")
-            else:
-                stretched = _("{target_line}, stretch {stretch}: not met")
-            judged = stretched.format(target_line=judged, stretch=stretch)
         lines.append(judged)
     return lines

@@ -2,9 +2,11 @@
 
 (a) raw INSERT ... ON CONFLICT DO NOTHING, driven by pgbench; (b)
 SqlStore.create_run, called from Python threads; (c0) gunicorn serving an
-app that does nothing, and (c) POST /chat through gunicorn, both driven by
-wrk; the same (c) at a fixed arrival rate; (d) accept latency while slow
-agent runs are in flight, in workers and in the handler; and the memory
+app that does nothing, (c1) the same gunicorn serving a Flask route that
+parses the body and stores nothing, (c) POST /chat through gunicorn, and
+(c-tuned) the hand-tuned POST /chat the trees used to carry (tuned.py), all
+driven by wrk; the same (c) at a fixed arrival rate; (d) accept latency while
+slow agent runs are in flight, in workers and in the handler; and the memory
 store's per-call cost at a small and a big size. When pgbench or wrk is
 missing, the Python load generator stands in, and the report says so.
 """
@@ -44,7 +46,15 @@ from .server import GatewayServer
 from .stats import Measurement
 from .tools import find_tool, run_pgbench, run_wrk
 
-FLOOR_APP = "labs.bench.floor:app"
+FLOOR_APP = "labs.bench.floor:app"  # (c0)
+FLASK_FLOOR_APP = "labs.bench.floor:flask_app"  # (c1)
+TUNED_APP = "labs.bench.tuned:create_app()"  # (c-tuned)
+
+
+def gateway_app(tree: str) -> str:
+    """The tree's gateway as gunicorn loads it: Flask's application factory."""
+    return f"{tree}.gateway:create_app()"
+
 
 # Announces the next step: step(N_("message with {fields}"), fields=...). The learner reads
 # the message in their language; the JSON's step_seconds keeps it in English.
@@ -129,12 +139,12 @@ def raw_sql_part(settings: BenchSettings, base: dict[str, object]) -> list[Measu
 def http_part(
     settings: BenchSettings, base: dict[str, object], part: str, server: GatewayServer
 ) -> list[Measurement]:
-    """(c0) or (c) at each level, closed loop: wrk if installed, else the Python generator."""
+    """(c0), (c1), (c) or (c-tuned) at each level, closed loop: wrk, else the Python generator."""
     wrk, port = find_tool("wrk"), server.port
     if wrk is None:
         return _load({**base, **_at(server), "kind": "http", "part": part})
     session_id, levels = str(base["session_id"]), _levels(base)
-    if part == "c" and not settings.quick:
+    if part in ("c", "c-tuned") and not settings.quick:
         run_wrk(wrk, part, port, session_id, max(levels), 1)  # warm-up: connection pools
     meters = {**_postgres(str(base["database_url"])), "server": pids_meter(server.worker_pids)}
     load = partial(run_wrk, wrk, part, port, session_id)
@@ -170,20 +180,36 @@ def _http_parts(
     base: dict[str, object],
     say: Step,
 ) -> None:
-    """(c0) and (c) closed loop, (c) open loop, and the Python cross-check of the tools."""
+    """(c0), (c1), (c) and (c-tuned) closed loop, (c) open loop, and the tools' cross-check."""
     top = max(settings.levels)
     env = {"DATABASE_URL": str(base["database_url"]), "DB_SCHEMA": settings.tree}
-    servers = {"workers": settings.workers, "threads": settings.threads}
-    say(N_("(c0) the HTTP floor: gunicorn serving an app that does nothing"))
-    # Both servers start together; the gateway waits, idle, while the floor is measured.
-    gateway = GatewayServer(
-        f"{settings.tree}.gateway.wsgi:app", env, **servers, graceful_stop=False
-    ).launch()
+
+    def gunicorn(app: str, env: dict[str, str]) -> GatewayServer:
+        """gunicorn serving app with the settings every part of (c) shares."""
+        return GatewayServer(
+            app, env, workers=settings.workers, threads=settings.threads, graceful_stop=False
+        )
+
+    # The servers start together; each waits, idle, while the ones before it are measured.
+    tuned_env = {**env, "BENCH_TREE": settings.tree}
+    waiting = [
+        gunicorn(gateway_app(settings.tree), env).launch(),
+        gunicorn(TUNED_APP, tuned_env).launch(),
+    ]
+    gateway, tuned = waiting
     try:
-        with GatewayServer(FLOOR_APP, {}, **servers, graceful_stop=False) as server:
-            report.floor_http = http_part(settings, base, "c0", server)
+        say(N_("(c0) the HTTP floor: gunicorn serving an app that does nothing"))
+        with gunicorn(FLOOR_APP, {}) as floor:
+            report.floor_http = http_part(settings, base, "c0", floor)
+        say(N_("(c1) the Flask floor: a Flask route that parses the body, without the store"))
+        with gunicorn(FLASK_FLOOR_APP, {}) as flask_floor:
+            report.flask_floor = http_part(settings, base, "c1", flask_floor)
+        say(N_("(c-tuned) the hand-tuned POST /chat, for comparison with (c)"))
+        with tuned:
+            report.tuned_http = http_part(settings, base, "c-tuned", tuned)
     except BaseException:
-        gateway.stop()
+        for launched in waiting:
+            launched.stop()
         raise
     say(N_("(c) POST /chat through gunicorn, then at a fixed rate (open loop)"))
     with gateway as server:
@@ -228,7 +254,7 @@ def _accept_parts(
         "warmup": settings.warmup * (1 if settings.quick else 2),
     }
     _clear_queue(url, settings.tree)
-    app = f"{settings.tree}.gateway.wsgi:app"
+    app = gateway_app(settings.tree)
     env = {
         "DATABASE_URL": url,
         "DB_SCHEMA": settings.tree,

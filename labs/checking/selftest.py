@@ -1,7 +1,9 @@
 """SELFTEST=1 python -m <tree>: the six checks for that tree, on the store the environment picks.
 
-The same driver as `python -m labs check`: the tree runs in a host process,
-the verdicts are decided here. LAB_SEED=N repeats a run's inputs.
+The tree's __main__ hands over to `python -m labs selftest <its folder>`
+(labs/commands/selftest.py), which calls selftest() here. The same driver as
+`python -m labs check`: the tree runs in a host process, the verdicts are
+decided here. LAB_SEED=N repeats a run's inputs; TRACE=1 prints the calls.
 """
 
 from __future__ import annotations

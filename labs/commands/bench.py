@@ -19,12 +19,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help=_("measure raw SQL, the store, the gateway and the split on Postgres"),
         description=_(
             "Measure (a) raw INSERT ... ON CONFLICT DO NOTHING (pgbench), (b) "
-            "SqlStore.create_run, (c0) gunicorn serving an app that does nothing and (c) POST "
-            "/chat through gunicorn (wrk) at 1, 4 and 16 clients, (c) again at a fixed arrival "
-            "rate, (d) accept latency while 16 slow agent runs are in flight, in workers vs in "
-            "the request handler, and the memory store's per-call cost at a small and a big "
-            "size. Without pgbench or wrk, a Python load generator stands in. Runs in a "
-            "scratch database it creates and drops."
+            "SqlStore.create_run, (c0) gunicorn serving an app that does nothing, (c1) the same "
+            "gunicorn serving a Flask route that parses the body without the store, (c) POST "
+            "/chat through gunicorn and (c-tuned) the hand-tuned POST /chat it replaced (wrk) "
+            "at 1, 4 and 16 clients, (c) again at a fixed arrival rate, (d) accept latency while "
+            "16 slow agent runs are in flight, in workers vs in the request handler, and the "
+            "memory store's per-call cost at a small and a big size. Without pgbench or wrk, a "
+            "Python load generator stands in. Runs in a scratch database it creates and drops."
         ),
     )
     parser.add_argument(
@@ -48,10 +49,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help=_("whose gateway and store to measure (default: solution)"),
     )
     parser.add_argument(
-        "--workers", type=int, default=2, help=_("gunicorn processes for (c0) and (c)")
+        "--workers", type=int, default=2, help=_("gunicorn processes for (c0) to (c-tuned)")
     )
     parser.add_argument(
-        "--threads", type=int, default=8, help=_("gunicorn threads per process for (c)")
+        "--threads",
+        type=int,
+        default=8,
+        help=_("gunicorn threads per process for (c0) to (c-tuned)"),
     )
     parser.add_argument(
         "--rate",

@@ -19,6 +19,7 @@ from .i18n import N_, _
 # Each module here defines register(subparsers), adding one command.
 COMMAND_MODULES = [
     "labs.commands.check",
+    "labs.commands.selftest",
     "labs.commands.typecheck",
     "labs.commands.diff",
     "labs.commands.drift",

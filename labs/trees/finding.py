@@ -10,6 +10,8 @@ import hashlib
 import importlib
 import importlib.util
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -74,14 +76,36 @@ def find_tree(spec: str | Path) -> Tree:
 
 
 def import_tree(tree: Tree) -> None:
-    """Import the tree's package (by path) and its four subpackages, or raise TreeLoadError."""
-    if tree.package not in TREE_NAMES or tree.package not in sys.modules:
-        _register_package(tree.package, tree.root)
+    """Import the tree's package (by path) and its four subpackages, or raise TreeLoadError.
+
+    Each tree declares its tables on SQLModel, with the same names as every other
+    tree's; imported here, a tree's tables get a SQLAlchemy registry of their own, so
+    two trees can live in one process. Their metadata is then `Model.__table__.metadata`
+    (`Model.metadata` names SQLModel's default one).
+    """
+    with _own_registry():
+        if tree.package not in TREE_NAMES or tree.package not in sys.modules:
+            _register_package(tree.package, tree.root)
+        try:
+            for sub in SUBPACKAGES:
+                importlib.import_module(f"{tree.package}.{sub}")
+        except Exception as error:  # a learner's tree may fail in any way
+            raise TreeLoadError(f"{type(error).__name__}: {error}") from error
+
+
+@contextmanager
+def _own_registry() -> Iterator[None]:
+    """While inside, tables declared on SQLModel go into a fresh registry and metadata."""
+    from sqlalchemy.orm import registry
+    from sqlmodel import SQLModel
+
+    saved = SQLModel._sa_registry, SQLModel.metadata
+    fresh = registry()
+    SQLModel._sa_registry, SQLModel.metadata = fresh, fresh.metadata
     try:
-        for sub in SUBPACKAGES:
-            importlib.import_module(f"{tree.package}.{sub}")
-    except Exception as error:  # a learner's tree may fail in any way
-        raise TreeLoadError(f"{type(error).__name__}: {error}") from error
+        yield
+    finally:
+        SQLModel._sa_registry, SQLModel.metadata = saved
 
 
 def load_tree(spec: str) -> Tree:

@@ -1,23 +1,8 @@
-"""The MOCK=1 store: dicts under a lock, with the database's rules enforced.
-
-Not a stub: the unique key, the unique (run_id, seq), the foreign keys and
-compare-and-set status changes are all checked here, because the gateway
-serves requests on several threads at once. Each unique rule has an index,
-a dict keyed like the database's constraint, so checking it is one lookup
-however many rows there are, never a scan under the lock.
-"""
-
-from __future__ import annotations
+"""The MOCK=1 store: dicts under one lock (the gateway has threads), with the database's rules."""
 
 import threading
 
-from ..shared.errors import (
-    DuplicateMessageError,
-    RunNotFoundError,
-    SessionNotFoundError,
-    TransitionConflictError,
-)
-from ..shared.ids import new_id
+from ..shared import errors
 from ..shared.schema import ChatSession, Message, Run, utc_now
 from ..shared.states import RunStatus, ensure_transition
 from .store import RunCreated
@@ -32,7 +17,7 @@ class MemoryStore:
         self._runs: dict[str, Run] = {}
         self._pending: dict[str, None] = {}  # ids of the pending runs (a set, in order)
         self._messages: dict[str | None, list[Message]] = {}  # by run_id, as written
-        # The indexes. Like a database's, they let a rule be checked by one lookup.
+        # The indexes: like a database's, they check a unique rule by one lookup, never a scan.
         # idempotency_key -> the ids of the runs holding it (one, once the key is unique):
         self._runs_by_key: dict[str, list[str]] = {}
         # (run_id, seq) -> the id of the first message stored at that position:
@@ -43,7 +28,7 @@ class MemoryStore:
 
     def create_session(self, user_id: str, title: str) -> ChatSession:
         """Insert a new session and return a copy of it."""
-        session = ChatSession(id=new_id(), user_id=user_id, title=title)
+        session = ChatSession(user_id=user_id, title=title)
         with self._lock:
             self._sessions[session.id] = session
             return session.model_copy()
@@ -55,15 +40,8 @@ class MemoryStore:
 
     def create_run(self, session_id: str, input: str, idempotency_key: str) -> RunCreated:
         """Insert a pending run unless the key is taken; return the run either way."""
-        run = Run(
-            id=new_id(),
-            session_id=session_id,
-            status=RunStatus.PENDING,
-            idempotency_key=idempotency_key,
-            input=input,
-        )
-        # Looking the key up and inserting happen under one lock: two requests
-        # with the same key cannot both find it free.
+        run = Run(session_id=session_id, idempotency_key=idempotency_key, input=input)
+        # Looking the key up and inserting under one lock: two requests cannot both find it free.
         with self._lock:
             self._session(session_id)  # foreign key: no run without its session
             # SOLUTION(check 3): keep idempotency_key unique: return the run that already holds it.
@@ -93,7 +71,7 @@ class MemoryStore:
         with self._lock:
             run = self._run(run_id)
             if run.status != expected:
-                raise TransitionConflictError(run_id, expected, run.status)
+                raise errors.TransitionConflictError(run_id, expected, run.status)
             run.status = target
             run.updated_at = utc_now()
             self._pending.pop(run_id, None)
@@ -105,18 +83,16 @@ class MemoryStore:
         self, session_id: str, run_id: str | None, role: str, content: str, seq: int
     ) -> Message:
         """Insert a message at seq, or raise DuplicateMessageError."""
-        message = Message(
-            id=new_id(), session_id=session_id, run_id=run_id, role=role, content=content, seq=seq
-        )
+        message = Message(session_id=session_id, run_id=run_id, role=role, content=content, seq=seq)
         with self._lock:
             self._session(session_id)
             if run_id is not None:
                 self._run(run_id)
             # SOLUTION(check 5): keep (run_id, seq) unique: refuse a second message at that seq.
             # One lookup in the index self._message_at says whether (run_id, seq) is taken;
-            # if it is, raise DuplicateMessageError(run_id, seq).
+            # if it is, raise errors.DuplicateMessageError(run_id, seq).
             if run_id is not None and (run_id, seq) in self._message_at:
-                raise DuplicateMessageError(run_id, seq)
+                raise errors.DuplicateMessageError(run_id, seq)
             # END(check 5)
             self._messages.setdefault(run_id, []).append(message)
             if run_id is not None:
@@ -132,19 +108,18 @@ class MemoryStore:
     def pending_runs(self, limit: int = 100) -> list[Run]:
         """Return up to limit pending runs, oldest first."""
         with self._lock:
-            pending = sorted(
-                (self._runs[run_id] for run_id in self._pending), key=lambda r: (r.created_at, r.id)
-            )
-            return [run.model_copy() for run in pending[: max(limit, 0)]]
+            pending = [self._runs[run_id] for run_id in self._pending]
+            oldest_first = sorted(pending, key=lambda run: (run.created_at, run.id))
+            return [run.model_copy() for run in oldest_first[: max(limit, 0)]]
 
     def _session(self, session_id: str) -> ChatSession:
         try:
             return self._sessions[session_id]
         except KeyError:
-            raise SessionNotFoundError(session_id) from None
+            raise errors.SessionNotFoundError(session_id) from None
 
     def _run(self, run_id: str) -> Run:
         try:
             return self._runs[run_id]
         except KeyError:
-            raise RunNotFoundError(run_id) from None
+            raise errors.RunNotFoundError(run_id) from None

@@ -1,11 +1,9 @@
 """The run state machine: data plus one small function, no I/O."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from enum import StrEnum
 
-from .errors import IllegalTransitionError
+from . import errors
 
 
 class RunStatus(StrEnum):
@@ -38,14 +36,11 @@ ALLOWED: Mapping[RunStatus, frozenset[RunStatus]] = {
 
 
 def can_transition(current: RunStatus, target: RunStatus) -> bool:
-    """Say whether the allowlist has an edge from current to target.
-
-    A status the allowlist leaves out has no way out: anything not listed is refused.
-    """
+    """Say whether the allowlist has an edge from current to target (not listed: refused)."""
     return target in ALLOWED.get(current, frozenset())
 
 
 def ensure_transition(run_id: str, current: RunStatus, target: RunStatus) -> None:
     """Raise IllegalTransitionError, naming both states, unless the move is allowed."""
     if not can_transition(current, target):
-        raise IllegalTransitionError(run_id, current, target)
+        raise errors.IllegalTransitionError(run_id, current, target)

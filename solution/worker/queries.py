@@ -1,7 +1,5 @@
 """The worker's read-only view of the work waiting for it."""
 
-from __future__ import annotations
-
 from ..infra.store import Store
 from ..shared.schema import Run
 

@@ -1,40 +1,40 @@
-"""The Postgres store: the same Store, with the database as the arbiter.
-
-One short transaction per operation on a pooled engine (sql_database.py).
-The unique key, the unique (run_id, seq) and the foreign keys are
-Postgres's to enforce; this module asks, and sql_refusals.py turns the
-answers into the lab's typed errors, so no driver exception leaves infra/.
-Each tree keeps its tables in a Postgres schema of its own, which lets the
-starter and the solution share one database.
-"""
-
-from __future__ import annotations
+"""The Postgres store: the same Store, with the database as the arbiter, in schema DB_SCHEMA."""
 
 import logging
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
-from sqlalchemy import func, text, update
+import psycopg2
+from sqlalchemy import Executable, bindparam, create_engine, exc, func, text, update
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import configure_mappers
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
-from ..shared.errors import (
-    MissingConstraintError,
-    RunNotFoundError,
-    SessionNotFoundError,
-    StoreUnavailableError,
-    TransitionConflictError,
-)
-from ..shared.ids import new_id
-from ..shared.schema import ChatSession, Message, Run, TableModel, utc_now
+from ..shared import errors
+from ..shared.schema import ChatSession, Message, Run, new_id, utc_now
 from ..shared.states import RunStatus, ensure_transition
-from .sql_database import Database
-from .sql_hot_path import insert_unless_taken
-from .sql_refusals import TABLES, missing_tables, refuse_message, refuse_run
 from .store import RunCreated
 
 log = logging.getLogger(__name__)
+TREE = __name__.partition(".")[0]
+# What a store operation may raise: SQLAlchemy's errors, the driver's own (a dead connection
+# can raise them as it goes back to the pool) and ValueError (psycopg2's, for a NUL in text).
+DRIVER_ERRORS = (exc.SQLAlchemyError, psycopg2.Error, ValueError)
 
-RUNS = TableModel.metadata.tables["runs"]  # the table itself, for a Core insert
+# The gateway's one statement, built once: a key already stored makes it insert and return nothing.
+COLUMNS = ("id", "session_id", "status", "idempotency_key", "input", "created_at", "updated_at")
+NEW_RUN = insert(Run).values({name: bindparam(f"new_{name}") for name in COLUMNS})
+INSERT_RUN = NEW_RUN.on_conflict_do_nothing(index_elements=["idempotency_key"]).returning(
+    col(Run.id)
+)
+INSERT_RUN_ANYWAY = NEW_RUN.returning(col(Run.id))  # into a table without the unique key
+NO_UNIQUE_KEY = (
+    'runs.idempotency_key is not unique in schema "%s", so a retry can make a second run: declare '
+    "it unique at TODO(check 3) in shared/schema.py, then generate and apply a migration"
+)
+ALL_TABLES = text("SELECT 1 FROM sessions, runs, messages LIMIT 0")  # 42P01 if one is missing
 
 
 def _loaded(run: Run) -> Run:
@@ -46,117 +46,98 @@ def _loaded(run: Run) -> Run:
 class SqlStore:
     """Sessions, runs and messages in Postgres, in the tables of one schema."""
 
-    def __init__(self, url: str, schema: str, *, pool_size: int = 10) -> None:
-        self._db = Database(url, schema, pool_size)
-        # The hot path builds runs without the ORM's constructor, which would otherwise
-        # finish setting up the table classes on first use: do that now.
-        configure_mappers()
+    def __init__(self, url: str, schema: str = "public", *, pool_size: int = 10) -> None:
+        if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", schema):
+            raise errors.StoreConfigError(f"DB_SCHEMA={schema!r} is not a plain Postgres name")
+        if not url.startswith(("postgresql://", "postgresql+psycopg2://", "postgres://")):
+            raise errors.StoreConfigError(f"DATABASE_URL must be a postgresql:// URL, not {url!r}")
+        parsed = make_url(url)
         self.schema = schema
-        self._warned_no_arbiter = False  # say it once per store, not once per run
+        host = parsed.host or parsed.query.get("host") or "localhost"  # ?host=/dir: a socket
+        port = parsed.port or parsed.query.get("port") or 5432
+        self.address = f"{host}:{port}/{parsed.database or ''}"  # for messages: no password
+        # Autocommit: each statement commits itself, no BEGIN or COMMIT round trip (none here need
+        # two atomic). No pool_pre_ping, another round trip: a dropped connection renews the pool.
+        self._engine = create_engine(
+            parsed.set(drivername="postgresql+psycopg2"),
+            isolation_level="AUTOCOMMIT",
+            pool_size=pool_size,
+            max_overflow=pool_size,
+            pool_timeout=5,
+            connect_args={"options": f"-c search_path={schema}", "connect_timeout": 3},
+        )
+        self._warned_no_arbiter = False
+        configure_mappers()  # Run() would do it on first use; create_run's model_construct does not
 
     def close(self) -> None:
         """Close every pooled connection."""
-        self._db.close()
+        self._engine.dispose()
 
     def ping(self) -> None:
         """Raise StoreUnavailableError unless the database answers and holds this tree's tables."""
-        find_missing = text(
-            "SELECT t FROM unnest(CAST(:tables AS text[])) AS t WHERE to_regclass(t) IS NULL"
-        )
-        with self._db.connection() as connection:
-            missing = connection.execute(find_missing, {"tables": list(TABLES)}).scalars().all()
-        if missing:
-            raise StoreUnavailableError(
-                missing_tables(self.schema, list(missing)), kind="schema missing"
-            )
+        self._statement(ALL_TABLES, {})
 
     def create_session(self, user_id: str, title: str) -> ChatSession:
         """Insert a new session and return it."""
-        row = ChatSession(id=new_id(), user_id=user_id, title=title)
-        with self._db.session() as session:
+        row = ChatSession(user_id=user_id, title=title)
+        with self._session() as session:
             session.add(row)
         return row
 
     def get_session(self, session_id: str) -> ChatSession:
         """Return the session, or raise SessionNotFoundError."""
-        with self._db.session() as session:
+        with self._session() as session:
             found = session.get(ChatSession, session_id)
         if found is None:
-            raise SessionNotFoundError(session_id)
+            raise errors.SessionNotFoundError(session_id)
         return found
 
     def create_run(self, session_id: str, input: str, idempotency_key: str) -> RunCreated:
-        """Insert a pending run unless the key is taken; return the run either way.
-
-        The unique constraint decides, in one statement: ON CONFLICT DO NOTHING
-        inserts nothing for a key already stored. This is the gateway's hot
-        path, so it costs one round trip (see sql_hot_path.py), and the Run is
-        assembled from values made here, which need no validation.
-        """
-        now = utc_now()  # the application's clock, as for sessions and messages
+        """Insert a pending run unless the key is taken (the unique key decides); return the run."""
+        now = utc_now()
+        # Every value is made here: the Run is built without validation, as a row read back is.
         run = Run.model_construct(
             id=new_id(),
             session_id=session_id,
-            status=RunStatus.PENDING,
             idempotency_key=idempotency_key,
             input=input,
-            error=None,
-            prompt_tokens=0,
-            completion_tokens=0,
             created_at=now,
             updated_at=now,
         )
+        values = {f"new_{name}": getattr(run, name) for name in COLUMNS}
         try:
-            # Safe to repeat after a dropped connection: the key makes a second try find
-            # the run a first try may have stored.
-            holder = self._db.autocommit(
-                lambda cursor, prepared: insert_unless_taken(cursor, prepared, self.schema, run),
-                refuse_run(session_id),
-            )
-        except MissingConstraintError:
-            return self._create_run_without_arbiter(run)
-        if holder is None:
+            if self._statement(INSERT_RUN, values, run):
+                return RunCreated(run=run, created=True)
+        except errors.MissingConstraintError:
+            # Postgres refuses ON CONFLICT where no unique constraint covers the key (the
+            # starter's schema as shipped): insert anyway, and check 3 counts the duplicates.
+            if not self._warned_no_arbiter:  # once per store, not once per run
+                self._warned_no_arbiter = True
+                log.warning(NO_UNIQUE_KEY, self.schema)
+            self._statement(INSERT_RUN_ANYWAY, values, run)
             return RunCreated(run=run, created=True)
-        return RunCreated(run=holder, created=False)
-
-    def _create_run_without_arbiter(self, run: Run) -> RunCreated:
-        """Insert unconditionally: a schema without the unique key lets every retry in.
-
-        Postgres refuses ON CONFLICT (idempotency_key) when no constraint covers
-        the key. Such a table takes every insert, as the starter's schema says;
-        check 3 then counts the duplicates it lets through.
-        """
-        if not self._warned_no_arbiter:
-            self._warned_no_arbiter = True
-            log.warning(
-                'runs.idempotency_key has no unique constraint in schema "%s", so nothing '
-                "stops a retry from creating a second run: declare it at TODO(check 3) in "
-                "shared/schema.py if it is not there yet, then generate and apply a migration",
-                self.schema,
-            )
-        with self._db.connection(refuse_run(run.session_id)) as connection:
-            connection.execute(insert(RUNS).values(**run.model_dump()))
-        return RunCreated(run=run, created=True)
+        with self._session() as session:
+            holder = session.exec(select(Run).where(Run.idempotency_key == idempotency_key)).one()
+        return RunCreated(run=_loaded(holder), created=False)
 
     def get_run(self, run_id: str) -> Run:
         """Return the run, or raise RunNotFoundError."""
-        with self._db.session() as session:
+        with self._session() as session:
             found = session.get(Run, run_id)
         if found is None:
-            raise RunNotFoundError(run_id)
+            raise errors.RunNotFoundError(run_id)
         return _loaded(found)
 
     def count_runs_with_key(self, idempotency_key: str) -> int:
         """Count the rows holding this idempotency key."""
-        with self._db.session() as session:
-            return session.exec(
-                select(func.count()).select_from(Run).where(Run.idempotency_key == idempotency_key)
-            ).one()
+        with self._session() as session:
+            holding = select(func.count()).where(Run.idempotency_key == idempotency_key)
+            return session.exec(holding).one()
 
     def transition(self, run_id: str, expected: RunStatus, target: RunStatus) -> Run:
         """Compare-and-set: the allowlist names a refusal; the conditional write settles races."""
         ensure_transition(run_id, expected, target)
-        with self._db.session() as session:
+        with self._session() as session:
             moved = session.exec(
                 update(Run)
                 .where(col(Run.id) == run_id, col(Run.status) == expected)
@@ -167,38 +148,85 @@ class SqlStore:
                 return _loaded(moved)
             current = session.exec(select(Run.status).where(Run.id == run_id)).one_or_none()
         if current is None:
-            raise RunNotFoundError(run_id)
-        raise TransitionConflictError(run_id, expected, current)
+            raise errors.RunNotFoundError(run_id)
+        raise errors.TransitionConflictError(run_id, expected, current)
 
     def append_message(
         self, session_id: str, run_id: str | None, role: str, content: str, seq: int
     ) -> Message:
         """Insert a message at seq; the unique (run_id, seq) refuses a second one."""
-        message = Message(
-            id=new_id(), session_id=session_id, run_id=run_id, role=role, content=content, seq=seq
-        )
-        with self._db.session(refuse_message(message, self._session_exists)) as session:
+        message = Message(session_id=session_id, run_id=run_id, role=role, content=content, seq=seq)
+        with self._session(message) as session:
             session.add(message)
         return message
 
     def messages_for_run(self, run_id: str) -> list[Message]:
         """Return the run's messages ordered by seq."""
-        with self._db.session() as session:
+        with self._session() as session:
             ordered = select(Message).where(Message.run_id == run_id)
-            return list(session.exec(ordered.order_by(col(Message.seq), col(Message.id))).all())
+            return list(session.exec(ordered.order_by(col(Message.seq), col(Message.id))))
 
     def pending_runs(self, limit: int = 100) -> list[Run]:
-        """Return up to limit pending runs, oldest first, in a read-only transaction."""
-        with self._db.session() as session:
-            session.connection().execute(text("SET TRANSACTION READ ONLY"))
-            oldest_first = (
-                select(Run)
-                .where(Run.status == RunStatus.PENDING)
-                .order_by(col(Run.created_at), col(Run.id))
-                .limit(limit)
-            )
+        """Return up to limit pending runs, oldest first, on a read-only connection."""
+        with self._session() as session:
+            session.connection(execution_options={"postgresql_readonly": True})
+            pending = select(Run).where(Run.status == RunStatus.PENDING)
+            oldest_first = pending.order_by(col(Run.created_at), col(Run.id)).limit(limit)
             return [_loaded(run) for run in session.exec(oldest_first)]
 
-    def _session_exists(self, session_id: str) -> bool:
-        with self._db.session() as session:
-            return session.get(ChatSession, session_id) is not None
+    @contextmanager
+    def _session(self, row: Message | None = None) -> Iterator[Session]:
+        """An ORM session for one operation (writing row, if one is given)."""
+        try:
+            with Session(self._engine, expire_on_commit=False) as session, session.begin():
+                yield session
+        except DRIVER_ERRORS as error:
+            raise self.typed_error(error, row) from None
+
+    def _statement(
+        self, statement: Executable, values: Mapping[str, object], row: Run | None = None
+    ) -> str | None:
+        """Run a statement safe to repeat, again if its connection dropped: its first value."""
+        for retry in (False, True):
+            try:
+                with self._engine.connect() as connection:
+                    return connection.execute(statement, values).scalar()
+            except DRIVER_ERRORS as error:
+                if retry or not getattr(error, "connection_invalidated", False):
+                    raise self.typed_error(error, row) from None
+        raise AssertionError("unreachable: the second try returns or raises")
+
+    def typed_error(self, error: Exception, row: Run | Message | None = None) -> errors.LabError:
+        """The lab's error for what SQLAlchemy or psycopg2 raised (while writing row, if any)."""
+        driver = error.orig if isinstance(error, exc.DBAPIError) else error
+        code = str(getattr(driver, "pgcode", None))  # the SQLSTATE, when Postgres answered
+        detail = (str(driver).strip().splitlines() or [type(error).__name__])[0]
+        if isinstance(error, exc.TimeoutError):  # every pooled connection is in use
+            busy = "every database connection is busy: try again shortly"
+            return errors.StoreUnavailableError(busy, kind="connections busy")
+        if isinstance(error, ValueError) or code.startswith("22"):  # a value that does not fit
+            cannot = f"the database cannot store this value: {detail}"
+            return errors.InvalidRequestError("invalid_value", cannot)
+        if code == "42P10":  # ON CONFLICT names columns that no unique constraint covers
+            return errors.MissingConstraintError("runs.idempotency_key has no unique constraint")
+        if code == "23505" and isinstance(row, Message) and row.run_id:  # unique violation
+            return errors.DuplicateMessageError(row.run_id, row.seq)
+        if code == "23503" and row is not None:  # foreign key violation: which key says whose
+            constraint = str(getattr(getattr(driver, "diag", None), "constraint_name", ""))
+            if isinstance(row, Message) and row.run_id and "run_id" in constraint:
+                return errors.RunNotFoundError(row.run_id)
+            return errors.SessionNotFoundError(row.session_id)
+        if code in ("42P01", "3F000"):  # undefined table, undefined schema
+            option = "" if self.schema == TREE else f" -x schema={self.schema}"
+            alembic = f"alembic -x tree={TREE}{option}"
+            reason = (
+                f'the {TREE} tree has no tables in schema "{self.schema}" (DB_SCHEMA): generate '
+                f'a migration with `{alembic} revision --autogenerate -m "create tables"` if there '
+                f"is none yet, then run `{alembic} upgrade head`"
+            )
+            return errors.StoreUnavailableError(reason, kind="schema missing")
+        if isinstance(driver, psycopg2.OperationalError | psycopg2.InterfaceError):
+            reason = f"cannot reach the database at {self.address}: {detail}"
+            return errors.StoreUnavailableError(reason, kind="database unreachable")
+        reason = f"the database refused the operation: {detail}"
+        return errors.StoreUnavailableError(reason, kind="database error")

@@ -1,1 +1,1 @@
-"""What the gateway and the worker agree on: tables, statuses, keys, ids, errors."""
+"""What the gateway and the worker agree on: tables, ids, statuses, keys, errors."""

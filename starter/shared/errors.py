@@ -1,10 +1,4 @@
-"""Every error the lab raises on purpose, in one module.
-
-Each class carries the facts a learner needs (which run, which states, which
-key). Only the gateway turns them into HTTP answers, in one place.
-"""
-
-from __future__ import annotations
+"""Every error the lab raises on purpose, each with the facts a learner needs."""
 
 
 class LabError(Exception):
@@ -16,20 +10,11 @@ class StoreConfigError(LabError):
 
 
 class InvalidRequestError(LabError):
-    """The request cannot be accepted as sent; names the field at fault, if one is."""
+    """The request cannot be accepted as sent (code says why); names the field at fault, if any."""
 
     def __init__(self, code: str, message: str, field: str | None = None) -> None:
-        self.code = code
-        self.field = field
+        self.code, self.field = code, field
         super().__init__(message)
-
-
-class UnsupportedMediaTypeError(LabError):
-    """The body was not sent as JSON."""
-
-
-class InvalidValueError(LabError):
-    """The database cannot store a value as given (a NUL in text, a number out of range)."""
 
 
 class MissingConstraintError(LabError):
@@ -37,16 +22,10 @@ class MissingConstraintError(LabError):
 
 
 class StoreUnavailableError(LabError):
-    """The store cannot serve right now (database down, schema missing).
-
-    reason tells the whole story (which server, what the driver said), for the
-    log and the learner's terminal; kind is its class, such as "database
-    unreachable" or "schema missing", which is all an HTTP client is told.
-    """
+    """The store cannot serve now: reason tells all (for logs), kind its class (for clients)."""
 
     def __init__(self, reason: str, kind: str = "store unavailable") -> None:
-        self.reason = reason
-        self.kind = kind
+        self.reason, self.kind = reason, kind
         super().__init__(reason)
 
 
@@ -70,9 +49,7 @@ class IllegalTransitionError(LabError):
     """The allowlist has no edge from the run's state to the requested one."""
 
     def __init__(self, run_id: str, current: str, target: str) -> None:
-        self.run_id = run_id
-        self.current = current
-        self.target = target
+        self.run_id, self.current, self.target = run_id, current, target
         super().__init__(f"run {run_id}: {current} -> {target} is not an allowed transition")
 
 
@@ -80,9 +57,7 @@ class TransitionConflictError(LabError):
     """The run left the expected state before this write landed (someone else won)."""
 
     def __init__(self, run_id: str, expected: str, actual: str) -> None:
-        self.run_id = run_id
-        self.expected = expected
-        self.actual = actual
+        self.run_id, self.expected, self.actual = run_id, expected, actual
         super().__init__(f"run {run_id} is {actual}, not {expected}: another writer moved it first")
 
 
@@ -90,8 +65,7 @@ class DuplicateMessageError(LabError):
     """The run already has a message at this seq."""
 
     def __init__(self, run_id: str, seq: int) -> None:
-        self.run_id = run_id
-        self.seq = seq
+        self.run_id, self.seq = run_id, seq
         super().__init__(f"run {run_id} already has a message at seq {seq}")
 
 
@@ -99,9 +73,6 @@ class IdempotencyConflictError(LabError):
     """A client message id came back with a different message."""
 
     def __init__(self, client_message_id: str, run_id: str) -> None:
-        self.client_message_id = client_message_id
-        self.run_id = run_id
-        super().__init__(
-            f"clientMessageId {client_message_id!r} was already used for run "
-            f"{run_id} with a different message"
-        )
+        self.client_message_id, self.run_id = client_message_id, run_id
+        used = f"clientMessageId {client_message_id!r} was already used for run {run_id}"
+        super().__init__(f"{used} with a different message")

@@ -1,7 +1,5 @@
 """The idempotency key: the same request must always produce the same key."""
 
-from __future__ import annotations
-
 import hashlib
 import time
 
@@ -10,17 +8,9 @@ TIME_BUCKET_SECONDS = 60
 
 
 def idempotency_key_for(
-    session_id: str,
-    client_message_id: str | None,
-    message: str,
-    *,
-    now: float | None = None,
+    session_id: str, client_message_id: str | None, message: str, *, now: float | None = None
 ) -> str:
-    """Derive the run's idempotency key from what the client sent.
-
-    Never from chance: a random key differs on every retry, which is the same
-    as having no key at all.
-    """
+    """Derive the run's key from what the client sent, never from chance (a retry must match)."""
     # TODO(check 3): hash session + clientMessageId, or else session + time bucket + message.
     # As shipped, the key hashes the clock, so a retry never matches the first try.
     material = f"{session_id}\x1f{time.time_ns()}"

@@ -1,18 +1,18 @@
-"""The three tables, declared once; Alembic derives the migration from them.
-
-sessions is the long-lived container, runs is one execution with a
-lifecycle, messages are the immutable facts a run produced, ordered by seq.
-"""
-
-from __future__ import annotations
+"""The three tables, declared once for Alembic to derive the migration from: the session (the
+container), the run (one execution, with a lifecycle), the message (a fact, in seq order)."""
 
 from datetime import UTC, datetime
 
 from sqlalchemy import DateTime, Index, Text, UniqueConstraint, text
-from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
+from ulid import ULID
 
 from .states import RunStatus
+
+
+def new_id() -> str:
+    """A new id, made before the write so the gateway can answer at once (a ULID: time-ordered)."""
+    return str(ULID())
 
 
 def utc_now() -> datetime:
@@ -20,40 +20,25 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class TableModel(SQLModel, registry=registry()):
-    """Base of this tree's tables, with a metadata of its own.
-
-    Both trees declare tables with the same names; separate registries let the
-    checks and the dashboard import the starter and the solution side by side.
-    Every table's key is text made by the application (see ids.py), so the
-    gateway knows a run's id before the row is written.
-    """
-
-    id: str = Field(primary_key=True, sa_type=Text)
-
-
 # Timestamps are timestamptz, filled in by the application and defaulted by Postgres.
 TIMESTAMPTZ = DateTime(timezone=True)
-DEFAULT_NOW = {"server_default": text("now()")}
+NOW = {"server_default": text("now()")}
 
 
-class ChatSession(TableModel, table=True):
+class ChatSession(SQLModel, table=True):
     """One conversation: the container runs and messages hang from."""
 
     __tablename__ = "sessions"
     __table_args__ = (Index("sessions_user_id_idx", "user_id"),)
 
+    id: str = Field(default_factory=new_id, primary_key=True, sa_type=Text)
     user_id: str = Field(sa_type=Text)
     title: str = Field(sa_type=Text)
-    created_at: datetime = Field(
-        default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW
-    )
-    updated_at: datetime = Field(
-        default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW
-    )
+    created_at: datetime = Field(default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=NOW)
+    updated_at: datetime = Field(default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=NOW)
 
 
-class Run(TableModel, table=True):
+class Run(SQLModel, table=True):
     """One execution: the user said something and the system runs a round."""
 
     __tablename__ = "runs"
@@ -63,22 +48,19 @@ class Run(TableModel, table=True):
         # END(check 3)
     )
 
+    id: str = Field(default_factory=new_id, primary_key=True, sa_type=Text)
     session_id: str = Field(foreign_key="sessions.id", sa_type=Text)
-    status: RunStatus = Field(sa_type=Text)
+    status: RunStatus = Field(default=RunStatus.PENDING, sa_type=Text)
     idempotency_key: str = Field(sa_type=Text)
     input: str = Field(sa_type=Text)
     error: str | None = Field(default=None, sa_type=Text)
     prompt_tokens: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     completion_tokens: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
-    created_at: datetime = Field(
-        default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW
-    )
-    updated_at: datetime = Field(
-        default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW
-    )
+    created_at: datetime = Field(default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=NOW)
+    updated_at: datetime = Field(default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=NOW)
 
 
-class Message(TableModel, table=True):
+class Message(SQLModel, table=True):
     """One immutable fact of a conversation, at position seq within its run."""
 
     __tablename__ = "messages"
@@ -88,11 +70,10 @@ class Message(TableModel, table=True):
         # END(check 5)
     )
 
+    id: str = Field(default_factory=new_id, primary_key=True, sa_type=Text)
     session_id: str = Field(foreign_key="sessions.id", sa_type=Text)
     run_id: str | None = Field(default=None, foreign_key="runs.id", sa_type=Text)
     role: str = Field(sa_type=Text)
     content: str = Field(sa_type=Text)
     seq: int
-    created_at: datetime = Field(
-        default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=DEFAULT_NOW
-    )
+    created_at: datetime = Field(default_factory=utc_now, sa_type=TIMESTAMPTZ, sa_column_kwargs=NOW)

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from labs.trees.finding import REPO_ROOT
+from labs.trees.regions import regions_in
+from tests.support.treesize import tree_sizes
 
 # Each document a learner reads, and its Simplified Chinese version.
 PAIRS = [
@@ -112,3 +114,44 @@ def test_the_docs_say_the_tables_are_in_the_trees_schema(name: str) -> None:
     """psql's `\\d runs` finds nothing: each doc gives `\\d starter.runs` and the search_path."""
     text = read(name)
     assert "\\d starter.runs" in text and "SET search_path TO starter;" in text
+
+
+# The handouts' "Reading the tree" table: one row per file of the starter, `path` | lines | ...
+READING_ROW = re.compile(r"^\| `([^`]+\.py)` \| (\d+) \|", re.MULTILINE)
+HANDOUTS = ["labs/HANDOUT.md", "labs/HANDOUT.zh_CN.md"]
+# After the files with TODO regions, the lesson's reader meets the store and the gateway.
+MET_NEXT = {"infra/store.py", "infra/sql.py", "gateway/routes.py", "gateway/requests.py"}
+
+
+def reading_list(name: str) -> list[tuple[str, int]]:
+    """The (file, lines) rows of a handout's "Reading the tree" section, in order.
+
+    The Chinese section is the one at the same place among the headings as the English one.
+    """
+    position = heading_lines(read(HANDOUTS[0])).index("## Reading the tree")
+    headings = heading_lines(read(name))
+    text = read(name)
+    start = text.index(headings[position] + "\n")
+    end = text.index(headings[position + 1] + "\n", start)
+    return [(path, int(lines)) for path, lines in READING_ROW.findall(text[start:end])]
+
+
+def heading_lines(text: str) -> list[str]:
+    """The document's heading lines, fenced blocks left out."""
+    return [line for line in FENCE.sub("", text).splitlines() if HEADING.match(line)]
+
+
+@pytest.mark.parametrize("name", HANDOUTS, ids=lambda name: Path(name).name)
+def test_the_handout_lists_every_file_of_the_tree_with_its_current_line_count(name: str) -> None:
+    """Each .py file of starter/ appears once, with the lines the tree-size test counts now."""
+    listed = reading_list(name)
+    assert len({path for path, _ in listed}) == len(listed), "a file is listed twice"
+    assert dict(listed) == tree_sizes(REPO_ROOT / "starter")
+
+
+def test_the_handout_lists_the_lessons_files_first() -> None:
+    """The files holding TODO regions come first, then the store and gateway code they meet."""
+    listed = [path for path, _ in reading_list(HANDOUTS[0])]
+    with_regions = {region.path for region in regions_in(REPO_ROOT / "starter")}
+    assert set(listed[: len(with_regions)]) == with_regions
+    assert set(listed[len(with_regions) : len(with_regions) + len(MET_NEXT)]) == MET_NEXT

@@ -105,7 +105,7 @@ def test_a_lookup_outside_the_lock_is_caught_on_every_one_of_several_seeds(
 def create_tables(url: str, tree: Path) -> str:
     """Create the tree's tables, as its schema.py declares them, in a schema of its own."""
     loaded = load_tree(str(tree))  # the test's process, not the driver's: tables only
-    metadata = loaded.module("shared.schema").TableModel.metadata
+    metadata = loaded.module("shared.schema").Run.__table__.metadata  # the tree's own registry
     engine = create_engine(url.replace("postgresql://", "postgresql+psycopg2://", 1))
     try:
         with engine.begin() as connection:

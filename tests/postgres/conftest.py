@@ -57,11 +57,13 @@ def clone_database(cluster: TempCluster, template: str) -> str:
 
 
 def run_lab(
-    *args: str, database_url: str, selftest: bool = False
+    *args: str, database_url: str, selftest: bool = False, schema: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run `python -m <args>` as a learner would, on database_url, without MOCK."""
+    """Run `python -m <args>` as a learner would, on database_url (and DB_SCHEMA), without MOCK."""
     env = {k: v for k, v in os.environ.items() if k not in ("MOCK", "DB_SCHEMA", "TRACE")}
     env["DATABASE_URL"] = database_url
+    if schema:
+        env["DB_SCHEMA"] = schema
     if selftest:
         env["SELFTEST"] = "1"
     return subprocess.run(

@@ -129,9 +129,20 @@ def test_the_commands_name_modules_that_exist(compose: dict[str, Any]) -> None:
     gateway = [with_defaults(word) for word in services["gateway"]["command"]]
     assert gateway[0] == "gunicorn"
     assert (REPO_ROOT / gateway[gateway.index("--config") + 1]).is_file()
-    module, _, attribute = gateway[-1].partition(":")
-    assert (REPO_ROOT / module.replace(".", "/")).with_suffix(".py").is_file()
-    assert attribute == "app"
+    module, _, factory = gateway[-1].partition(":")
+    package = REPO_ROOT / module.replace(".", "/")
+    assert factory == "create_app()"
+    assert "def create_app(" in (package / "__init__.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("service", ["gateway", "worker"])
+def test_the_tree_services_read_the_schema_that_migrate_fills(
+    compose: dict[str, Any], service: str
+) -> None:
+    """alembic -x tree=T puts T's tables in schema T; gateway and worker set DB_SCHEMA to it."""
+    words = [with_defaults(word) for word in compose["services"]["migrate"]["command"]]
+    tree = words[words.index("-x") + 1].removeprefix("tree=")
+    assert with_defaults(compose["services"][service]["environment"]["DB_SCHEMA"]) == tree
 
 
 def test_nginx_stands_in_front_of_the_gateway_on_its_port(compose: dict[str, Any]) -> None:
@@ -232,7 +243,7 @@ def test_the_readme_production_steps_use_the_shipped_files_and_their_variables()
     for name in variables:
         assert f"{name}=" in section and f"${{{name}}}" in section
     assert "apt-get install -y nginx" in section
-    assert "gunicorn --config deploy/gunicorn.conf.py solution.gateway.wsgi:app" in section
+    assert "gunicorn --config deploy/gunicorn.conf.py 'solution.gateway:create_app()'" in section
     config = runpy.run_path(str(REPO_ROOT / "deploy" / "gunicorn.conf.py"))
     assert f"GATEWAY_UPSTREAM={config['bind']}" in section
     assert config["worker_class"] == "gthread"

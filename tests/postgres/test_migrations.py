@@ -19,7 +19,7 @@ from labs.pg.catalog import (
     psycopg2_url,
     required_constraints,
 )
-from solution.shared.schema import TableModel
+from solution.shared.schema import Run
 from tests.postgres.conftest import alembic_config, migrate, unfixed_starter_migration
 
 
@@ -61,7 +61,7 @@ def test_the_solution_migration_matches_its_models(fresh_database: str) -> None:
         connect_args={"options": "-c search_path=solution"},
     )
     with engine.connect() as connection:
-        drift = compare_metadata(MigrationContext.configure(connection), TableModel.metadata)
+        drift = compare_metadata(MigrationContext.configure(connection), Run.__table__.metadata)
     assert drift == []
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from solution.infra import make_store
 from solution.infra.sql import SqlStore
-from solution.shared.errors import InvalidValueError, StoreConfigError, StoreUnavailableError
+from solution.shared.errors import InvalidRequestError, StoreConfigError, StoreUnavailableError
 from starter.infra.sql import SqlStore as StarterSqlStore
 from tests.postgres.conftest import migrate, unfixed_starter_migration
 
@@ -27,10 +27,23 @@ def test_before_any_migration_ping_names_the_tree_and_the_command(fresh_database
 
 def test_every_operation_on_a_missing_schema_gives_the_same_sentence(fresh_database: str) -> None:
     """A write before the migration is a typed StoreUnavailableError, not a driver error."""
-    store = SqlStore(fresh_database, schema="starter")
-    with pytest.raises(StoreUnavailableError, match=r"alembic -x tree=starter upgrade head"):
+    store = SqlStore(fresh_database, schema="solution")
+    with pytest.raises(StoreUnavailableError, match=r"alembic -x tree=solution upgrade head"):
         store.create_session("ada", "t")
     store.close()
+
+
+def test_tables_missing_from_db_schema_name_it_and_both_alembic_steps(fresh_database: str) -> None:
+    """Another schema than the tree's: the sentence names it, DB_SCHEMA, and -x schema= for it."""
+    migrate(fresh_database)  # the solution's tables, in schema solution
+    store = make_store({"DATABASE_URL": fresh_database})  # DB_SCHEMA unset: public
+    with pytest.raises(StoreUnavailableError) as missing:
+        store.ping()
+    store.close()
+    reason = missing.value.reason
+    assert 'schema "public" (DB_SCHEMA)' in reason
+    assert '`alembic -x tree=solution -x schema=public revision --autogenerate -m "' in reason
+    assert reason.endswith("then run `alembic -x tree=solution -x schema=public upgrade head`")
 
 
 def test_an_unreachable_database_is_unavailable_with_its_address() -> None:
@@ -48,10 +61,17 @@ def test_a_url_that_is_not_postgres_is_a_config_error(url: str) -> None:
         make_store({"DATABASE_URL": url})
 
 
-def test_make_store_gives_the_sql_store_in_the_trees_schema(solution_database: str) -> None:
-    """Without MOCK, DATABASE_URL gives a SqlStore on the tree's own schema."""
-    store = make_store({"DATABASE_URL": solution_database})
-    assert isinstance(store, SqlStore) and store.schema == "solution"
+@pytest.mark.parametrize(("environ", "schema"), [({}, "public"), ({"DB_SCHEMA": "mine"}, "mine")])
+def test_make_store_gives_the_sql_store_in_db_schema(environ: dict[str, str], schema: str) -> None:
+    """Without MOCK, DATABASE_URL gives a SqlStore on DB_SCHEMA, public when it is unset."""
+    store = make_store({"DATABASE_URL": "postgresql://koda@127.0.0.1:9/koda", **environ})
+    assert isinstance(store, SqlStore) and store.schema == schema
+    store.close()
+
+
+def test_make_store_in_the_schema_alembic_filled_serves(solution_database: str) -> None:
+    """DB_SCHEMA=solution: the tables `alembic -x tree=solution upgrade head` made are found."""
+    store = make_store({"DATABASE_URL": solution_database, "DB_SCHEMA": "solution"})
     store.ping()
     store.close()
 
@@ -98,8 +118,9 @@ def test_a_value_postgres_cannot_hold_is_an_invalid_value_error(
     store = SqlStore(solution_database, schema="solution")
     session = store.create_session("ada", "values")
     run = store.create_run(session.id, "hi", f"values-{seq}").run
-    with pytest.raises(InvalidValueError, match=r"cannot store this value"):
+    with pytest.raises(InvalidRequestError, match=r"cannot store this value") as refused:
         store.append_message(session.id, run.id, "user", content, seq)
+    assert refused.value.code == "invalid_value"
     assert store.messages_for_run(run.id) == []
     store.close()
 

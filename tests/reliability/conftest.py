@@ -11,7 +11,7 @@ from labs.bench.server import GatewayServer
 from labs.pg.cluster import Autocommit, TempCluster
 from labs.pg.scratch import migrate
 
-GATEWAY = "solution.gateway.wsgi:app"
+GATEWAY = "solution.gateway:create_app()"
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ nesting are sent on purpose, to both trees, and over real server sockets too.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import import_module
@@ -17,9 +18,9 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from labs.lesson.openapi import described_paths
 from solution.gateway import create_app
-from solution.gateway.openapi import openapi_document
-from solution.gateway.requests import MAX_BODY_BYTES, MAX_DEPTH
+from solution.gateway.requests import MAX_BODY_BYTES
 from solution.infra import MemoryStore, Store, make_store
 from tests.reliability.conftest import scalar
 from tests.support.servers import DevServer, Gunicorn, chunked, exchange, request
@@ -154,10 +155,7 @@ def test_hostile_posts_get_a_json_4xx_and_leave_no_partial_rows(
     assert (sessions, runs) == expected, f"{answer.status_code}: rows {before} -> {expected}"
 
 
-DESCRIBED_PATHS = [
-    str(p).replace("{run_id}", "X")
-    for p in openapi_document()["paths"]  # type: ignore[attr-defined]
-]
+DESCRIBED_PATHS = [path.replace("{run_id}", "X") for path in described_paths()]
 
 
 @given(
@@ -202,32 +200,32 @@ def nested(depth: int, closed: bool = True) -> bytes:
     [
         nested(30_000, closed=False),
         nested(30_000),
-        nested(MAX_DEPTH + 1),
-        b'{"message": ' + nested(MAX_DEPTH) + b"}",
+        nested(sys.getrecursionlimit()),
+        b'{"message": ' + nested(sys.getrecursionlimit()) + b"}",
         b'{"a": {"b": ' * 5_000,
     ],
-    ids=["30000-open", "30000-closed", "limit+1-arrays", "limit+1-in-object", "objects"],
+    ids=["30000-open", "30000-closed", "recursion-limit-arrays", "in-an-object", "objects"],
 )
-def test_nesting_deeper_than_the_limit_is_a_400_that_names_the_problem(
+def test_nesting_deeper_than_the_parser_reaches_is_a_400_that_names_the_problem(
     tree: str, path: str, body: bytes
 ) -> None:
-    """Past MAX_DEPTH levels of arrays and objects: 400 too_deep, never a RecursionError 500."""
+    """As deep as Python's recursion limit, or deeper: 400 too_deep, never a RecursionError 500."""
     answer = gateway_client(tree).post(path, data=body, content_type="application/json")
     assert answer.status_code == 400, answer.get_data(as_text=True)
     assert answer.get_json()["error"] == "too_deep"
-    assert f"more than {MAX_DEPTH} levels deep" in answer.get_json()["message"]
+    assert "nests too deeply" in answer.get_json()["message"]
 
 
 @pytest.mark.parametrize("tree", TREES)
-def test_nesting_within_the_limit_and_brackets_inside_strings_are_judged_as_usual(
+def test_moderate_nesting_and_brackets_inside_strings_are_judged_as_usual(
     tree: str,
 ) -> None:
-    """MAX_DEPTH levels is an ordinary field error; brackets inside a string are just text."""
+    """32 levels is an ordinary field error; brackets inside a string are just text."""
     client = gateway_client(tree)
     session_id = client.post("/sessions", json={"userId": "ada"}).get_json()["sessionId"]
     within = b'{"sessionId": "%s", "message": %s}' % (
         session_id.encode(),
-        nested(MAX_DEPTH - 1),
+        nested(32),
     )
     answer = client.post("/chat", data=within, content_type="application/json")
     assert (answer.status_code, answer.get_json()["error"]) == (400, "invalid_field")

@@ -189,7 +189,7 @@ class Gunicorn(_Process):
             "1",
             "--bind",
             f"127.0.0.1:{self.port}",
-            f"{self.tree}.gateway.wsgi:app",
+            f"{self.tree}.gateway:create_app()",
         ]
 
     def environment(self) -> Mapping[str, str]:

@@ -5,19 +5,32 @@ from __future__ import annotations
 import pytest
 from flask import Flask
 
-from solution.infra.sql_refusals import TABLES, missing_tables
+from solution.infra.sql import SqlStore
 
 CANNOT_REACH = "cannot reach the database at 127.0.0.1:5432/koda: connection refused"
 
 
-@pytest.mark.parametrize("missing", [list(TABLES), ["messages"]])
+class UndefinedTableError(Exception):
+    """What psycopg2 raises for a table the schema lacks: SQLSTATE 42P01."""
+
+    pgcode = "42P01"
+
+
+def missing_tables(schema: str) -> str:
+    """The sentence the solution's SqlStore says when its tables are not in schema."""
+    store = SqlStore("postgresql://koda@127.0.0.1:9/koda", schema=schema)  # never connects
+    return str(store.typed_error(UndefinedTableError()))
+
+
+@pytest.mark.parametrize("schema", ["solution", "public"])
 def test_missing_tables_ask_for_the_alembic_command_the_store_names(
-    app: Flask, missing: list[str]
+    app: Flask, schema: str
 ) -> None:
-    """Tables missing: run the store's alembic command, then reload; nothing about starting."""
+    """Tables missing: run the store's upgrade command, then reload; nothing about starting."""
     bench = app.extensions["mini_koda_lab"].bench("solution")
-    said = str(bench.down(bench.unavailable(missing_tables("solution", missing))))
-    assert said.endswith("run `alembic -x tree=solution upgrade head`, then reload")
+    said = str(bench.down(bench.unavailable(missing_tables(schema))))
+    upgrade = "alembic -x tree=solution" + ("" if schema == "solution" else f" -x schema={schema}")
+    assert said.endswith(f"run `{upgrade} upgrade head`, then reload")
     assert "start the database" not in said
 
 

@@ -176,13 +176,13 @@ if holders:
     return RunCreated(run=self._runs[holders[0]].model_copy(), created=False)
 """
 STORE_TRUSTS_THE_CALLER = "pass  # the gateway looks the key up first\n"
-GATEWAY_CREATE = "        outcome = store.create_run(body.session_id, body.message, key)\n"
+GATEWAY_CREATE = "        outcome = store.create_run(session_id, message, key)\n"
 GATEWAY_LOOKS_FIRST = """\
         found = [r for r in store.pending_runs(9999) if r.idempotency_key == key]
         if found:
             outcome = RunCreated(run=found[0], created=False)
         else:
-            outcome = store.create_run(body.session_id, body.message, key)
+            outcome = store.create_run(session_id, message, key)
 """
 TRANSITION_CHECKED = """\
         ensure_transition(run_id, expected, target)
@@ -196,11 +196,11 @@ MESSAGES_LIST = "self._messages.append("
 MESSAGES_INDEX = "self._message_at"
 SEQ_ALONE_IN_LIST = """\
 if any(m.seq == seq for m in self._messages):
-    raise DuplicateMessageError(run_id or "", seq)
+    raise errors.DuplicateMessageError(run_id or "", seq)
 """
 SEQ_ALONE_IN_INDEX = """\
 if any(taken == seq for _, taken in self._message_at):
-    raise DuplicateMessageError(run_id or "", seq)
+    raise errors.DuplicateMessageError(run_id or "", seq)
 """
 SETS_FROM_LIST = """\
 seqs_by_run: dict[str, set[int]] = {}
@@ -208,14 +208,14 @@ for m in self._messages:
     if m.run_id is not None:
         seqs_by_run.setdefault(m.run_id, set()).add(m.seq)
 if run_id is not None and seq in seqs_by_run.get(run_id, set()):
-    raise DuplicateMessageError(run_id, seq)
+    raise errors.DuplicateMessageError(run_id, seq)
 """
 SETS_FROM_INDEX = """\
 seqs_by_run: dict[str, set[int]] = {}
 for owner, taken in self._message_at:
     seqs_by_run.setdefault(owner, set()).add(taken)
 if run_id is not None and seq in seqs_by_run.get(run_id, set()):
-    raise DuplicateMessageError(run_id, seq)
+    raise errors.DuplicateMessageError(run_id, seq)
 """
 SCHEMA_SEQ_ALONE = 'UniqueConstraint("seq", name="messages_seq_key"),\n'
 SCHEMA_NO_KEY = "# (no unique constraint: the index on session_id is enough, surely)\n"
