@@ -152,8 +152,25 @@ class LabArgumentParser(argparse.ArgumentParser):
         super().__init__(**options)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every command registered, speaking the lab's language."""
+def chosen_command(argv: list[str]) -> str | None:
+    """The command named among the arguments (the first that is not an option), if any."""
+    rest = iter(argv)
+    for argument in rest:
+        if argument == "--lang":
+            next(rest, None)
+        elif not argument.startswith("-"):
+            return argument
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The top-level parser speaking the lab's language, with its commands registered.
+
+    When argv names a command, only that command's module is imported: each
+    command pays for its own libraries alone (`selftest` must start as fast
+    as the tree's own imports allow). Otherwise every command is registered,
+    for the top-level help and argparse's "invalid choice".
+    """
     argparse_speaks_lab_language()
     parser = LabArgumentParser(
         prog="python -m labs",
@@ -162,7 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     language = _("en or zh_CN (default: from LAB_LANG, LANGUAGE, LC_ALL or LANG)")
     parser.add_argument("--lang", metavar="LANG", help=language)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    named = f"labs.commands.{chosen_command(argv)}" if argv is not None else None
+    for name in [named] if named in COMMAND_MODULES else COMMAND_MODULES:
         # The learners' release leaves out the instructors' commands (diff, drift).
         if importlib.util.find_spec(name) is not None:
             importlib.import_module(name).register(commands)
@@ -186,14 +204,15 @@ def _language_flag(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Parse the arguments and run the chosen command; return its exit code."""
     # The language is set before the parser is built, so --help speaks it too.
-    wanted = _language_flag(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    wanted = _language_flag(argv)
     if wanted:
         try:
             i18n.use(i18n.choose(wanted))
         except ValueError as error:
             print(_("error: --lang: {error}").format(error=error), file=sys.stderr)
             return 2
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     try:
         code: int = args.func(args)
     except KeyboardInterrupt:

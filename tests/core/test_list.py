@@ -33,6 +33,12 @@ def labs_list(tree: Path, *args: str, language: str = "en") -> str:
     return done.stdout
 
 
+def todo_line(tree: Path, relative: str, check: int) -> int:
+    """The line of the first TODO(check N) marker in one of the tree's files."""
+    lines = (tree / relative).read_text(encoding="utf-8").splitlines()
+    return next(n for n, line in enumerate(lines, 1) if f"TODO(check {check})" in line)
+
+
 @pytest.fixture
 def mine(tmp_path: Path) -> Path:
     """A learner's copy of the starter, as shipped."""
@@ -79,6 +85,9 @@ def test_a_file_that_does_not_parse_is_named_instead_of_a_todo(mine: Path) -> No
 def test_the_list_speaks_chinese(mine: Path) -> None:
     """In Chinese the score, rows and the next step carry no English sentence."""
     out = labs_list(mine, language="zh_CN")
-    assert "通过 3/6 项检查" in out and "下一步：修改 mine/shared/keys.py:24" in out
+    assert (
+        "通过 3/6 项检查" in out
+        and f"下一步：修改 mine/shared/keys.py:{todo_line(mine, 'shared/keys.py', 3)}" in out
+    )
     english_outside_the_instruction = re.sub(r"TODO\(check \d\): .*", "", out)
     assert not english_runs(english_outside_the_instruction), out

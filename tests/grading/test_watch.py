@@ -105,7 +105,9 @@ def test_watch_at_80_columns_puts_expected_got_and_hint_on_lines_of_their_own(
         for label in labels
     ]
     assert starts == sorted(starts)
-    assert "starter/shared/keys.py:24" in lines[starts[2]]
+    keys = (tree_root("starter") / "shared" / "keys.py").read_text(encoding="utf-8")
+    line = next(n for n, text in enumerate(keys.splitlines(), 1) if "TODO(check 3)" in text)
+    assert f"starter/shared/keys.py:{line}" in lines[starts[2]]
     assert all(wcwidth.width(line) <= 80 for line in lines), done.stdout
 
 
