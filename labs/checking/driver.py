@@ -12,7 +12,6 @@ checks that remain.
 from __future__ import annotations
 
 import inspect
-import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +33,7 @@ from .errors import (
     TreeDoesNotImportError,
 )
 from .hints import hint_for
+from .inputs import KeyedRandom
 from .launch import default_launcher
 from .protocol import Launcher, host_spec
 from .result import CheckResult
@@ -64,7 +64,7 @@ class Driver:
         self.launcher = launcher or default_launcher()
         self.spec = host_spec(tree.root, tree.package, store_kind, database_url, schema)
         self.schema = self.spec.schema or tree.package
-        self.rng = random.Random(seed)
+        self.rng = KeyedRandom(seed)  # the inputs: a stream whose key stays here
         self.check_timeout = check_timeout
         self.session: HostSession | None = None
         self.db: Database | None = None
