@@ -120,7 +120,16 @@ def pinned_config_problem(config: pytest.Config, tree: Path) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Grade with a pinned configuration; return pytest's exit code."""
     options = build_parser().parse_args(argv)
-    import pytest
+    try:
+        import pytest
+    except ImportError:
+        print(
+            "error: grading needs pytest, which the grading install carries: "
+            "python -m pip install -c labs/grading/constraints.txt -e '.[grading]' "
+            "(see labs/INSTRUCTORS.md)",
+            file=sys.stderr,
+        )
+        return 2
 
     for name in DROPPED_ENV:
         os.environ.pop(name, None)
