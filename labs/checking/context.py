@@ -11,6 +11,7 @@ check that sees something else raises CheckFailedError (see `expect`).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +76,15 @@ class CheckContext:
     rng: random.Random
     db: Database | None = None  # on Postgres: the driver's own connection
     statuses: tuple[str, ...] = ()
+    second_process: Callable[[], HostSession] | None = None  # the tree in another process
+
+    @property
+    def bucket_seconds(self) -> float:
+        """The tree's TIME_BUCKET_SECONDS when it declares a sensible one, else the lesson's 60."""
+        found = self.host.hello.get("time_bucket_seconds")
+        if isinstance(found, int | float) and 0 < found <= 86400:
+            return float(found)
+        return 60.0
 
     # --- fresh inputs -------------------------------------------------------------
     def token(self, prefix: str) -> str:
@@ -112,9 +122,9 @@ class CheckContext:
         )
         return str(value)
 
-    def batch(self, calls: list[dict[str, Any]]) -> list[Any]:
+    def batch(self, calls: list[dict[str, Any]], host: HostSession | None = None) -> list[Any]:
         """Several requests in one round trip, in order: each answer's value, or a RefusedError."""
-        answers = self.host.call("batch", calls=calls)
+        answers = (host or self.host).call("batch", calls=calls)
         found = answers if isinstance(answers, list) else []
         replies: list[Any] = []
         for index in range(len(calls)):

@@ -12,9 +12,10 @@ checks that remain.
 from __future__ import annotations
 
 import inspect
-import random
+import os
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from labs.term.i18n import _
@@ -34,8 +35,9 @@ from .errors import (
     TreeDoesNotImportError,
 )
 from .hints import hint_for
-from .launch import default_launcher
-from .protocol import Launcher, host_spec
+from .inputs import KeyedRandom
+from .launch import ExecLauncher, ForkLauncher, default_launcher
+from .protocol import KEYS_ONLY, Launcher, host_spec
 from .result import CheckResult
 from .session import START_TIMEOUT, HostSession
 
@@ -64,9 +66,10 @@ class Driver:
         self.launcher = launcher or default_launcher()
         self.spec = host_spec(tree.root, tree.package, store_kind, database_url, schema)
         self.schema = self.spec.schema or tree.package
-        self.rng = random.Random(seed)
+        self.rng = KeyedRandom(seed)  # the inputs: a stream whose key stays here
         self.check_timeout = check_timeout
         self.session: HostSession | None = None
+        self.peer: HostSession | None = None  # a second process of the tree, for its keys
         self.db: Database | None = None
         if store_kind == "postgres":
             if not database_url:
@@ -80,6 +83,23 @@ class Driver:
         if self.session is None:
             self.session = HostSession.start(self.launcher, self.spec, self.start_timeout)
         return self.session
+
+    def second_process(self) -> HostSession:
+        """Another process of the same tree that computes keys, started on first use.
+
+        A forked host shares the driver's interpreter state (Python's hash()
+        secret among it), so this one is always exec'd: a fresh interpreter,
+        as a second gateway instance would be.
+        """
+        if self.peer is None:
+            launcher = self.launcher
+            if isinstance(launcher, ForkLauncher):
+                environ = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+                launcher = ExecLauncher(env=environ)
+            spec = replace(self.spec, store=KEYS_ONLY, database_url=None)
+            self.peer = HostSession.start(launcher, spec, self.start_timeout)
+        self.peer.deadline = self.start().deadline
+        return self.peer
 
     def check_store(self) -> None:
         """Open the store once before the checks: a database that is not ready says so."""
@@ -99,7 +119,13 @@ class Driver:
             session.take_events()
             session.call("open_store")
             ctx = CheckContext(
-                self.tree, self.store_kind, session, self.rng, self.db, session.statuses
+                self.tree,
+                self.store_kind,
+                session,
+                self.rng,
+                self.db,
+                session.statuses,
+                self.second_process,
             )
             check.run(ctx)
             result.passed = True
@@ -151,13 +177,16 @@ class Driver:
             self.session.take_events()
 
     def stop(self) -> None:
-        """Kill the host, if one runs."""
+        """Kill the hosts, if they run."""
         if self.session is not None:
             self.session.kill()
             self.session = None
+        if self.peer is not None:
+            self.peer.kill()
+            self.peer = None
 
     def close(self) -> None:
-        """Stop the host and close the driver's database connection."""
+        """Stop the hosts and close the driver's database connection."""
         self.stop()
         if self.db is not None:
             self.db.close()

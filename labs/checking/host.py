@@ -12,10 +12,14 @@ and reads one answer line per request:
               "events": [...]}
 
 The first line the host writes, unasked, has id "hello": ok with
-{"package", "statuses"} once the tree imported, or an error of type
+{"package", "statuses", "time_bucket_seconds"} once the tree imported, or an error of type
 TreeLoadError saying why it did not. `events` are the trace arrows recorded
 while answering, as [source, target, label, kind] (lanes client, gateway,
 store, worker). Records come back as their JSON dump (model_dump).
+
+A host started with store "keys" imports only the tree's package and
+shared/keys.py and answers only `key` and `batch`: check 3 starts one as a
+second gateway process, to compare the keys two processes compute.
 
 Operations (ops.py answers them):
     open_store                       a fresh store (memory) or the shared one (postgres)
@@ -50,10 +54,10 @@ import sys
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from labs.trees.finding import Tree, TreeLoadError, import_tree, package_for
+from labs.trees.finding import Tree, TreeLoadError, import_package, import_tree, package_for
 
-from .ops import TEXT_CAP, Host
-from .protocol import HostSpec
+from .ops import TEXT_CAP, Host, KeysHost
+from .protocol import KEYS_ONLY, HostSpec
 
 
 def die_with_parent() -> None:
@@ -96,8 +100,12 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
     root = Path(spec.tree).resolve()
     tree = Tree(name=root.name, package=spec.package or package_for(root), root=root)
     try:
-        import_tree(tree)
-        host = Host(tree, spec)
+        if spec.store == KEYS_ONLY:
+            import_package(tree)
+            host: Host = KeysHost(tree, spec)
+        else:
+            import_tree(tree)
+            host = Host(tree, spec)
     except BaseException as error:  # even SystemExit: the driver must hear why
         text = (
             str(error) if isinstance(error, TreeLoadError) else f"{type(error).__name__}: {error}"
@@ -130,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     """python -m labs.checking.host: the exec'd form of the host (see launch.py)."""
     parser = argparse.ArgumentParser(prog="python -m labs.checking.host")
     parser.add_argument("--tree", required=True, type=Path)
-    parser.add_argument("--store", choices=["memory", "postgres"], default="memory")
+    parser.add_argument("--store", choices=["memory", "postgres", KEYS_ONLY], default="memory")
     parser.add_argument("--package", default="")
     parser.add_argument("--database-url")
     parser.add_argument("--schema")

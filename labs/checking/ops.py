@@ -58,6 +58,14 @@ def plain(value: Any) -> Any:
     return str(value)
 
 
+def bucket_seconds(tree: Tree) -> float | None:
+    """The tree's TIME_BUCKET_SECONDS, when shared/keys.py declares it as a number."""
+    value = getattr(tree.module("shared.keys"), "TIME_BUCKET_SECONDS", None)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
 class Host:
     """One imported tree, its current store, and the answers to the driver's operations."""
 
@@ -72,8 +80,12 @@ class Host:
         self.status = tree.module("shared.states").RunStatus
 
     def hello(self) -> dict[str, Any]:
-        """What the driver learns once the tree imported."""
-        return {"package": self.tree.package, "statuses": [s.value for s in self.status]}
+        """What the driver learns once the tree imported (the window: see bucket_seconds)."""
+        return {
+            "package": self.tree.package,
+            "statuses": [s.value for s in self.status],
+            "time_bucket_seconds": bucket_seconds(self.tree),
+        }
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         """Answer one request; an exception becomes an error answer naming its type."""
@@ -255,3 +267,30 @@ class Host:
             return on_line if frame.f_code.co_filename.startswith(root) else None
 
         return on_call
+
+
+class KeysHost(Host):
+    """A second process of the same tree that only computes keys, as another gateway would.
+
+    It imports the tree's package and shared/keys.py, nothing else, so it
+    starts in a few hundredths of a second, and answers `key` and `batch`.
+    """
+
+    OPS = frozenset({"key", "batch"})
+
+    def __init__(self, tree: Tree, spec: HostSpec) -> None:
+        self.tree = tree
+        self.spec = spec
+        self.trace = Trace()
+        tree.module("shared.keys")
+
+    def hello(self) -> dict[str, Any]:
+        """The package, and the window the keys use."""
+        return {"package": self.tree.package, "time_bucket_seconds": bucket_seconds(self.tree)}
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answer a key or a batch of keys; any other operation is refused."""
+        if request.get("op") not in self.OPS:
+            error = {"type": "ValueError", "message": "a keys host computes keys only", "where": ""}
+            return {"ok": False, "error": error}
+        return super().answer(request)

@@ -1,8 +1,9 @@
 """What a launcher, a host and the driver agree on: the spec, the process, the errors.
 
-    HostSpec(tree: Path, store: "memory" | "postgres", database_url: str | None,
+    HostSpec(tree: Path, store: "memory" | "postgres" | "keys", database_url: str | None,
              schema: str | None, package: str)          frozen, hashable
-        what to host. `package` is the name the tree is imported under
+        what to host ("keys": a second process that only computes keys).
+        `package` is the name the tree is imported under
         (labs.trees.finding.package_for(root)); `schema` the Postgres schema of its tables.
     host_spec(tree, package, store, database_url, schema) -> HostSpec
         the spec the driver uses: schema defaults to $DB_SCHEMA on Postgres,
@@ -36,6 +37,7 @@ from typing import Any, Protocol
 from .errors import HostError, HostGoneError, HostProtocolError, HostTimeoutError
 
 __all__ = [
+    "KEYS_ONLY",
     "HostError",
     "HostGoneError",
     "HostProcess",
@@ -47,12 +49,15 @@ __all__ = [
 ]
 
 
+KEYS_ONLY = "keys"  # the store kind of a host that only computes keys (check 3's second process)
+
+
 @dataclass(frozen=True)
 class HostSpec:
     """What a host should import and which store it should open."""
 
     tree: Path
-    store: str = "memory"  # "memory" or "postgres"
+    store: str = "memory"  # "memory", "postgres" or KEYS_ONLY
     database_url: str | None = None
     schema: str | None = None
     package: str = ""

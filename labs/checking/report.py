@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from typing import TextIO
 
 from labs.term.i18n import _
@@ -30,6 +31,11 @@ class LivePrinter:
         self.stream = stream or sys.stdout
         self.trace = trace
         self._shown_extra_heading = False
+
+    @property
+    def width(self) -> int | None:
+        """The width of the terminal printed to, or None when it is not one."""
+        return terminal_width(self.stream)
 
     def _print(self, line: str) -> None:
         print(line, file=self.stream, flush=True)
@@ -58,8 +64,8 @@ class LivePrinter:
             for line in result.trace_lines():
                 self._print(f"          {line}")
 
-    def footer(self, report: Report) -> None:
-        """Why the checks could not run, if so, then 'N passed, N failed'."""
+    def footer(self, report: Report, points: Sequence[str] = ()) -> None:
+        """Why the checks could not run, if so, then `points`, then 'N passed, N failed'."""
         if report.error:
             self._print("  " + _("the checks could not run: {error}").format(error=report.error))
         if report.seed and any(not r.passed for r in report.results):
@@ -69,6 +75,8 @@ class LivePrinter:
                     seed=report.seed
                 )
             )
+        for line in points:
+            self._print(line)
         # Programs read this line (CI, graders, the dashboard): it stays in English.
         self._print(f"{report.passed} passed, {report.failed} failed")
 

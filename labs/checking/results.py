@@ -9,6 +9,7 @@ here, with one output limit.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,5 +73,18 @@ def results_document(
 
 
 def write_results(document: Mapping[str, object], path: Path) -> None:
-    """Write a results.json document to path."""
-    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    """Write a results.json document to path (see write_text)."""
+    write_text(json.dumps(document, indent=2) + "\n", path)
+
+
+def write_text(text: str, path: Path) -> None:
+    """Write text to path as UTF-8, replacing a file there but never following a link."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as error:
+        if path.is_symlink():
+            raise OSError(f"{path} is a symbolic link: not writing through it") from None
+        raise error
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)

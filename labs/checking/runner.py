@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from .definition import Check, ExtraCheck
 from .driver import CHECK_TIMEOUT, Driver
 from .errors import HostError, RefusedError, TreeDoesNotImportError
 from .extra import EXTRA_CHECKS
+from .inputs import fresh_seed
 from .protocol import Launcher
 from .result import CheckResult
 from .session import START_TIMEOUT
@@ -77,11 +77,11 @@ def unknown_check_keys(only: set[str], extra: bool) -> str:
 
 
 def draw_seed() -> int:
-    """A seed for one run: LAB_SEED if set, else a fresh random one."""
+    """A seed for one run: LAB_SEED if set, else 64 fresh bits from `secrets` (see inputs.py)."""
     chosen = os.environ.get("LAB_SEED", "").strip()
     if chosen.isdigit():
         return int(chosen)
-    return secrets.randbelow(1_000_000)
+    return fresh_seed()
 
 
 def run_checks(

@@ -14,6 +14,7 @@ from labs.checking.report import LivePrinter, ReportLines, results_v3
 from labs.checking.result import CheckResult
 from labs.checking.results import write_results
 from labs.checking.runner import draw_seed, run_checks, unknown_check_keys
+from labs.grading.results import score_lines
 from labs.term.i18n import _
 from labs.trees.finding import TreeLoadError, find_tree
 
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         )
         if lines:
             lines.summary(report)
-    printer.footer(report)
+    printer.footer(report, score_lines({args.store: report}, args.tree, printer.width))
     if args.json:
         write_results(results_v3(report), args.json)
     return 0 if report.ok else 1

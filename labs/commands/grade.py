@@ -17,6 +17,7 @@ from labs.term.i18n import _
 
 from ..grading.batch import grade_all
 from ..grading.criteria import Grade
+from ..grading.feedback import FOLDER, write_class_feedback
 from ..grading.summary import table_lines, write_csv, write_markdown
 
 
@@ -31,7 +32,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "code only in a sandbox (a user of its own when run as root, limits, no network, "
             "killed whole at the timeout); a broken one (syntax error, endless loop, "
             "missing file, bad zip) is reported and never stops the others. Prints a table and "
-            "writes grades.csv and grades.md. Postgres checks are graded when DATABASE_URL is set."
+            "writes grades.csv and grades.md, and for each submission a folder under "
+            "submissions/ with its results.json, report.md and junit.xml. Postgres checks are "
+            "graded when DATABASE_URL is set."
         ),
     )
     parser.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION")
@@ -116,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     write_csv(grades, args.out / "grades.csv")
     write_markdown(grades, args.out / "grades.md")
+    write_class_feedback(grades, args.out)
     broken = sum(bool(g.note) for g in grades)
     print(
         f"{len(grades)} submissions graded in {time.perf_counter() - started:.1f} s"
@@ -127,4 +131,5 @@ def run(args: argparse.Namespace) -> int:
         + (", except for Postgres (reached over TCP)" if tcp_database else "")
     )
     print(f"wrote {args.out / 'grades.csv'} and {args.out / 'grades.md'}")
+    print(f"wrote results.json, report.md and junit.xml for each submission in {args.out / FOLDER}")
     return 0

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 from labs.term.i18n import _
 from labs.trees.finding import REPO_ROOT, tree_root
@@ -38,6 +42,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def typecheck_command(paths: list[str]) -> list[str]:
     """The mypy command line for these tree directories."""
     config = REPO_ROOT / "pyproject.toml"
+    if not config.is_file():  # an installed kit: the same settings, shipped beside it
+        config = REPO_ROOT / "labs" / "mypy.toml"
     return [
         sys.executable,
         "-m",
@@ -57,14 +63,42 @@ def named_together(names: list[str]) -> str:
     return _("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
 
 
+@contextlib.contextmanager
+def checkout_layout() -> Iterator[Path]:
+    """Where mypy runs: the checkout, or for an installed kit a folder laid out like one.
+
+    mypy takes the folder above a tree's package as a source root. Installed,
+    that is site-packages, and every library there would be read as the
+    learner's code; links to labs/ and the trees in a folder of their own keep
+    the checkout's layout instead.
+    """
+    if (REPO_ROOT / "pyproject.toml").is_file():
+        yield REPO_ROOT
+        return
+    with tempfile.TemporaryDirectory(prefix="lab-typecheck-") as folder:
+        for name in ("labs", "starter", "solution"):
+            if (REPO_ROOT / name).is_dir():
+                (Path(folder) / name).symlink_to(REPO_ROOT / name, target_is_directory=True)
+        yield Path(folder)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run mypy and pass its exit code on, saying on stderr that it works while it does."""
-    paths = [str(tree_root(spec)) for spec in args.trees]
     cold = not (REPO_ROOT / ".mypy_cache").is_dir()
     key = "working_cold" if cold else "working"
     print(message("typecheck", key, trees=named_together(args.trees)), file=sys.stderr, flush=True)
+    with checkout_layout() as folder:
+        roots = [tree_root(spec) for spec in args.trees]
+        paths = [
+            str(folder / root.relative_to(REPO_ROOT) if root.is_relative_to(REPO_ROOT) else root)
+            for root in roots
+        ]
+        return wait_for(subprocess.Popen(typecheck_command(paths), cwd=folder))
+
+
+def wait_for(mypy: subprocess.Popen[bytes]) -> int:
+    """mypy's exit code, with a line on stderr every PROGRESS_EVERY seconds while it works."""
     started = time.monotonic()
-    mypy = subprocess.Popen(typecheck_command(paths), cwd=REPO_ROOT)
     try:
         while True:
             try:

@@ -105,7 +105,8 @@ def classroom_workflow(repository: str = PLACEHOLDER_REPOSITORY, ref: str = PLAC
         f"          ref: {_quoted(ref)}",
         f"          path: {KIT_PATH}",
         "      - name: Install the lab kit",
-        f"        run: python -m pip install -e './{KIT_PATH}[grading]'",
+        f"        run: python -m pip install -c './{KIT_PATH}/labs/grading/constraints.txt'"
+        f" -e './{KIT_PATH}[grading]'",
     ]
     for criterion in CRITERIA:
         lines += [

@@ -44,6 +44,7 @@ class GradingRun:
     criteria: list[Criterion]
     fail_under: str | None = None
     errors: list[str] = field(default_factory=list)
+    junit: Path | None = None  # where --lab-junit writes the JUnit XML
 
     def needed(self) -> int | None:
         """The points --lab-fail-under asks for, or None when it was not given.
@@ -76,6 +77,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE",
         default="results.json",
         help="where to write results.json (default: ./results.json)",
+    )
+    group.addoption(
+        "--lab-junit",
+        metavar="FILE",
+        help="also write the grade as JUnit XML to FILE",
     )
     group.addoption(
         "--lab-timeout",
@@ -166,6 +172,7 @@ def pytest_configure(config: pytest.Config) -> None:
         Path(config.getoption("lab_results")).resolve(),
         criteria,
         fail_under,
+        junit=Path(junit).resolve() if (junit := config.getoption("lab_junit")) else None,
     )
 
 
@@ -231,8 +238,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     run = session.config.stash.get(GRADING, None)
     if run is None:
         return
-    from labs.checking.results import write_results
+    from labs.checking.results import write_results, write_text
 
+    from .feedback import junit_xml
     from .results import results_json
 
     error = "; ".join(run.errors)
@@ -241,6 +249,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         write_results(results_json(run.grade, error), run.results)
     except OSError as problem:
         run.errors.append(f"could not write {run.results}: {problem}")
+    if run.junit is not None:
+        try:
+            write_text(junit_xml(run.grade), run.junit)
+        except OSError as problem:
+            run.errors.append(f"could not write {run.junit}: {problem}")
     needed = run.needed()
     if run.errors:
         session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
@@ -273,3 +286,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     else:
         terminalreporter.write_line("the learner's failures above are grades; grading worked")
     terminalreporter.write_line(f"results.json: {run.results}")
+    if run.junit is not None:
+        terminalreporter.write_line(f"JUnit XML: {run.junit}")

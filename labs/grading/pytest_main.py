@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--lab-tree", required=True, metavar="PATH", help="the tree to grade")
     parser.add_argument("--lab-results", metavar="FILE", help="where to write results.json")
+    parser.add_argument("--junit", metavar="FILE", help="also write the grade as JUnit XML")
     parser.add_argument("--lab-timeout", metavar="SECONDS", help="time limit per check process")
     parser.add_argument("--lab-migrations", metavar="DIR", help="the tree's Alembic scripts")
     parser.add_argument(
@@ -86,6 +87,8 @@ def pytest_arguments(options: argparse.Namespace, ini: Path) -> list[str]:
                 str(Path(value).absolute()) if name in ("lab_results", "lab_migrations") else value
             )
             arguments.append(f"--{name.replace('_', '-')}={value}")
+    if options.junit is not None:
+        arguments.append(f"--lab-junit={Path(options.junit).absolute()}")
     arguments += [f"--lab-only={keys}" for keys in options.lab_only or []]
     arguments += ["-q"] * options.quiet + ["-v"] * options.verbose
     return arguments
@@ -117,7 +120,16 @@ def pinned_config_problem(config: pytest.Config, tree: Path) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Grade with a pinned configuration; return pytest's exit code."""
     options = build_parser().parse_args(argv)
-    import pytest
+    try:
+        import pytest
+    except ImportError:
+        print(
+            "error: grading needs pytest, which the grading install carries: "
+            "python -m pip install -c labs/grading/constraints.txt -e '.[grading]' "
+            "(see labs/INSTRUCTORS.md)",
+            file=sys.stderr,
+        )
+        return 2
 
     for name in DROPPED_ENV:
         os.environ.pop(name, None)

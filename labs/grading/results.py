@@ -1,10 +1,22 @@
-"""A Grade as results.json (Exercism v3 plus GitHub Classroom's score) and as a points table."""
+"""A Grade as results.json (Exercism v3 plus GitHub Classroom's score) and as a points table.
+
+And, for a learner, the points a run of the checks is worth as `labs grade`
+counts them (score_lines), with what did not run named as such.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from labs.checking.results import TestEntry, results_document
+from labs.term.i18n import N_, _
+from labs.term.layout import wrapped
 
 from .criteria import CRITERIA, Grade
+
+if TYPE_CHECKING:
+    from labs.checking.runner import Report
 
 
 def results_json(grade: Grade, error: str = "") -> dict[str, object]:
@@ -60,3 +72,62 @@ def points_table(grade: Grade) -> list[str]:
         + (f"  ({skipped} criteria skipped, not counted)" if skipped else "")
     )
     return lines
+
+
+def command_for(kind: str, tree: str) -> str:
+    """The command that grades one kind of criterion for a learner's tree, and what it needs."""
+    return {
+        "memory": f"python -m labs check --tree {tree}",
+        "postgres": _("{command}, with DATABASE_URL set").format(
+            command=f"python -m labs check --tree {tree} --store postgres"
+        ),
+        "typecheck": "python -m labs typecheck",
+        "migration": _("{command}, with DATABASE_URL set and .[grading] installed").format(
+            command=f"python -P -m labs.grading.pytest_main --lab-tree {tree} --lab-only migration"
+        ),
+    }[kind]
+
+
+def score_lines(
+    reports: Mapping[str, Report], tree: str = "starter", width: int | None = None
+) -> list[str]:
+    """The points `labs grade` would give for the checks that ran, and how to run the rest.
+
+    `reports` maps "memory" or "postgres" to a run of the checks on that
+    store. Each part not run here says "not run" with the command that runs
+    it, and counts 0 in the total, as it would in a grade. Lines are wrapped
+    to width when one is given.
+    """
+    parts: list[str] = []
+    earned = 0
+    for kind, label in KINDS:
+        criteria = [c for c in CRITERIA if c.kind == kind]
+        most = sum(c.points for c in criteria)
+        report = reports.get(kind)
+        if report is None:
+            text = _("not run ({command})").format(command=command_for(kind, tree))
+            parts.append(_("{part}: {text}").format(part=_(label), text=text))
+            continue
+        passed = {r.number for r in report.six if r.passed and not report.error}
+        ran = {c.check for c in criteria} if report.error else {r.number for r in report.six}
+        points = sum(c.points for c in criteria if c.check in passed)
+        earned += points
+        text = f"{points} / {most}"
+        missing = [str(c.check) for c in criteria if c.check not in ran]
+        if missing:
+            text += " " + _("(checks {numbers} not run)").format(numbers=", ".join(missing))
+        parts.append(_("{part}: {text}").format(part=_(label), text=text))
+    total = sum(c.points for c in CRITERIA)
+    parts.append(_("total: {earned} / {total}").format(earned=earned, total=total))
+    lines = [_("points as `labs grade` would give them:")]
+    for part in parts:
+        lines += wrapped(part, "  ", width, "      ")
+    return lines
+
+
+KINDS = (
+    ("memory", N_("memory")),
+    ("postgres", N_("Postgres")),
+    ("typecheck", N_("typecheck")),
+    ("migration", N_("migration")),
+)

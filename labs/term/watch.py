@@ -22,6 +22,7 @@ from typing import TextIO
 
 from labs.checking.checks import CHECKS
 from labs.checking.runner import Report
+from labs.grading.results import score_lines
 from labs.review.texts import message
 from labs.trees.regions import IGNORED_DIRS, source_files
 
@@ -143,7 +144,8 @@ def watch_tree(
 
     def check_now() -> None:
         report = fresh_report(root, run, timeout)
-        lines = summary_lines(tree, report, terminal_width(out))
+        width = terminal_width(out)
+        lines = summary_lines(tree, report, width) + score_lines({"memory": report}, tree, width)
         block = (lines[0].partition("] ")[2], *lines[1:])
         if block == last["block"]:
             stamp = lines[0].partition("]")[0] + "]"

@@ -108,6 +108,12 @@ def _own_registry() -> Iterator[None]:
         SQLModel._sa_registry, SQLModel.metadata = saved
 
 
+def import_package(tree: Tree) -> None:
+    """Import the tree's package alone (by path), not its subpackages; TreeLoadError if it fails."""
+    if tree.package not in TREE_NAMES or tree.package not in sys.modules:
+        _register_package(tree.package, tree.root)
+
+
 def load_tree(spec: str) -> Tree:
     """Import a tree by name or by path, or raise TreeLoadError saying why.
 

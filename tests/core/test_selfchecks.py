@@ -121,7 +121,7 @@ def test_a_tree_that_does_not_import_fails_all_six_with_the_reason(tmp_path: Pat
 
 
 def test_trace_shows_the_replayed_duplicate_of_check_3() -> None:
-    """--trace prints the arrows, and the second POST /chat is marked as a replay."""
+    """--trace prints the arrows; each retry (with a clientMessageId, then without) is a replay."""
     result = subprocess.run(
         [sys.executable, "-m", "labs", "check", "--tree", "solution", "--only", "3", "--trace"],
         cwd=REPO_ROOT,
@@ -134,7 +134,8 @@ def test_trace_shows_the_replayed_duplicate_of_check_3() -> None:
     posts = [line for line in lines if line.startswith("client -> gateway POST /chat")]
     replays = [line for line in lines if line.startswith("gateway --> client [replay] 202")]
     bodies = [line.partition("POST /chat ")[2] for line in posts]
-    assert len(posts) == 3 and bodies[0] == bodies[1] != bodies[2] and len(replays) == 1
+    assert len(posts) == 7 and bodies[0] == bodies[1] != bodies[2] and len(replays) == 2
+    assert bodies[3] == bodies[4] and "clientMessageId" not in bodies[3]
     assert any(line.startswith("store --> gateway [replay]") for line in lines)
     assert result.stdout.splitlines()[-1] == "1 passed, 0 failed"
 

@@ -131,6 +131,72 @@ else:
     material = json.dumps(("text", session_id, bucket, message))
 """
 
+# Without a clientMessageId: the window, the session, the text, and the same key in every process.
+KEY_HOLDS_THE_MOMENT = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    moment = time.time() if now is None else now
+    material = f"text\\x1f{session_id}\\x1f{moment}\\x1f{message}"
+"""
+KEY_CLOCK_MODULO_WINDOW = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    bucket = int(time.time() if now is None else now) % TIME_BUCKET_SECONDS
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{message}"
+"""
+KEY_WINDOW_LENGTH_NOT_NUMBER = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    material = f"text\\x1f{session_id}\\x1f{TIME_BUCKET_SECONDS}\\x1f{message}"
+"""
+KEY_SESSION_PREFIX = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    material = f"text\\x1f{session_id[:6]}\\x1f{bucket}\\x1f{message}"
+"""
+KEY_WITHOUT_THE_TEXT = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    material = f"text\\x1f{session_id}\\x1f{bucket}"
+"""
+KEY_TEXT_SHORTENED_BY_HASH = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{hash(message):x}"
+"""
+KEY_CLOCK_IN_NANOSECONDS = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    moment = time.time_ns() if now is None else now
+    bucket = int(moment // TIME_BUCKET_SECONDS)
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{message}"
+"""
+KEY_ROUNDED_WINDOW = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    bucket = round((time.time() if now is None else now) / TIME_BUCKET_SECONDS)
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{message}"
+"""
+KEY_CLOCK_MINUTE = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    minute = time.strftime("%Y-%m-%dT%H:%M", time.gmtime(time.time() if now is None else now))
+    material = f"text\\x1f{session_id}\\x1f{minute}\\x1f{message}"
+"""
+
 
 def allowlist(**edges: str) -> str:
     """An ALLOWED mapping written out status by status ("" for none)."""
@@ -299,6 +365,66 @@ CATALOGUE: tuple[Answer, ...] = (
         "key-as-json-of-a-tuple",
         "correct but different: json.dumps of a tagged tuple",
         (body(KEYS, 3, KEY_JSON_TUPLE),),
+    ),
+    # Check 3 without a clientMessageId: each rule has a mistake of its own.
+    Answer(
+        "text-key-holds-the-moment-not-its-window",
+        "puts the moment itself in a text key: the same text a second later is a new run",
+        (body(KEYS, 3, KEY_HOLDS_THE_MOMENT),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "text-key-takes-the-clock-modulo-the-window",
+        "% for //: the second within the minute, new every second and the same every minute",
+        (body(KEYS, 3, KEY_CLOCK_MODULO_WINDOW),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "text-key-holds-the-windows-length-not-its-number",
+        "computes the bucket, then writes TIME_BUCKET_SECONDS in its place: no time in the key",
+        (body(KEYS, 3, KEY_WINDOW_LENGTH_NOT_NUMBER),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "text-key-scoped-by-the-session-ids-first-characters",
+        "a ULID's first characters are its creation time: sessions opened together share them",
+        (body(KEYS, 3, KEY_SESSION_PREFIX),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "text-key-leaves-the-text-out",
+        "one key per session and window: a second, different message gets 409",
+        (body(KEYS, 3, KEY_WITHOUT_THE_TEXT),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "text-key-shortens-the-text-with-hash",
+        "hash(message) is salted per process: another gateway instance computes another key",
+        (body(KEYS, 3, KEY_TEXT_SHORTENED_BY_HASH),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "text-key-reads-the-clock-in-nanoseconds",
+        "time.time_ns() when no `now` is given: the gateway's window is 60 ns, not 60 s",
+        (body(KEYS, 3, KEY_CLOCK_IN_NANOSECONDS),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "text-key-rounds-to-the-nearest-window",
+        "correct but different: round() instead of //, windows centred on the multiples",
+        (body(KEYS, 3, KEY_ROUNDED_WINDOW),),
+    ),
+    Answer(
+        "text-key-by-the-clocks-minute",
+        "correct but different: the UTC minute as text, a 60 s window as TIME_BUCKET_SECONDS says",
+        (body(KEYS, 3, KEY_CLOCK_MINUTE),),
     ),
     # Check 4: the allowlist.
     Answer(

@@ -1,0 +1,125 @@
+"""A submission's own feedback: results.json v3, a short Markdown report, and JUnit XML.
+
+`labs grade` writes one folder per submission beside the class table
+(submissions/<name>/), and the pytest entry writes the JUnit file when given
+`--junit PATH`. Every file is made from the Grade: results.json through the
+kit's one writer (labs/checking/results.py), the report and the JUnit XML
+here. Texts in a grade were cleaned of control characters where they came
+from the learner's process; the XML also drops what XML 1.0 cannot hold, and
+the Markdown fences each message so that no text can end its block early.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from labs.checking.results import write_results, write_text
+
+from .criteria import CRITERIA, Grade
+from .results import results_json
+
+FOLDER = "submissions"
+NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def folder_name(label: str, taken: set[str]) -> str:
+    """A file-system name for a submission: letters, digits, dot, dash, underscore; unique."""
+    name = re.sub(r"[^\w.-]", "_", label, flags=re.ASCII).lstrip(".") or "submission"
+    name, stem, number = name[:80], name[:80], 1
+    while name in taken:
+        number += 1
+        name = f"{stem}_{number}"
+    taken.add(name)
+    return name
+
+
+def markdown_report(grade: Grade) -> str:
+    """The grade in a few lines: the score, the notes, then each failing row with its hint."""
+    lines = [f"# {grade.submission}: {grade.score} / {grade.max_score} points", ""]
+    if grade.note:
+        lines += [f"Note: {grade.note}", ""]
+    failing = [(c, o) for c, o in grade.graded() if not o.passed]
+    skipped = [c for c in CRITERIA if (o := grade.outcomes.get(c.key)) and o.status == "skip"]
+    if not failing:
+        lines += ["Every criterion graded passed.", ""]
+    for criterion, outcome in failing:
+        lines += [f"## {criterion.title} (0 / {criterion.points})", ""]
+        lines += [*fenced(outcome.message or "(no message)"), ""]
+    if skipped:
+        reasons = {grade.outcomes[c.key].message for c in skipped}
+        lines += [f"Not graded here ({len(skipped)} criteria): " + "; ".join(sorted(reasons)), ""]
+    passed = [c.key for c, o in grade.graded() if o.passed]
+    if passed:
+        lines += ["Passed: " + ", ".join(passed) + ".", ""]
+    return "\n".join(lines)
+
+
+def fenced(text: str) -> list[str]:
+    """text as a Markdown code block whose fence is longer than any backtick run inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, text, fence]
+
+
+def junit_xml(grade: Grade) -> str:
+    """The grade as JUnit XML: a test case per criterion graded, skipped ones marked so."""
+    graded = [c for c in CRITERIA if c.key in grade.outcomes]
+    outcomes = [grade.outcomes[c.key] for c in graded]
+    suites = ET.Element("testsuites")
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        name=xml_text(f"mini-koda lab: {grade.submission}"),
+        tests=str(len(graded)),
+        failures=str(sum(o.status == "fail" for o in outcomes)),
+        errors="0",
+        skipped=str(sum(o.status == "skip" for o in outcomes)),
+    )
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (("score", grade.score), ("max_score", grade.max_score)):
+        ET.SubElement(properties, "property", name=name, value=str(value))
+    if grade.note:
+        ET.SubElement(properties, "property", name="note", value=xml_text(grade.note))
+    for criterion, outcome in zip(graded, outcomes, strict=True):
+        case = ET.SubElement(
+            suite, "testcase", classname=f"lab.{criterion.kind}", name=criterion.key
+        )
+        points = ET.SubElement(case, "properties")
+        ET.SubElement(points, "property", name="title", value=criterion.title)
+        earned = criterion.points if outcome.passed else 0
+        ET.SubElement(points, "property", name="score", value=str(earned))
+        ET.SubElement(points, "property", name="max_score", value=str(criterion.points))
+        message = xml_text(outcome.message)
+        if outcome.status == "fail":
+            failure = ET.SubElement(case, "failure", message=message.split("\n")[0])
+            failure.text = xml_text("\n".join(p for p in (outcome.message, outcome.output) if p))
+        elif outcome.status == "skip":
+            ET.SubElement(case, "skipped", message=message)
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def xml_text(text: str) -> str:
+    """text without the characters XML 1.0 cannot carry."""
+    return NOT_XML.sub("\ufffd", text)
+
+
+def write_feedback(grade: Grade, folder: Path) -> Path:
+    """Write results.json, report.md and junit.xml into folder (made private, never a link)."""
+    if folder.is_symlink():
+        raise OSError(f"{folder} is a symbolic link: not writing through it")
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    write_results(results_json(grade), folder / "results.json")
+    write_text(markdown_report(grade), folder / "report.md")
+    write_text(junit_xml(grade), folder / "junit.xml")
+    return folder
+
+
+def write_class_feedback(grades: list[Grade], out: Path) -> list[Path]:
+    """One feedback folder per submission under out/submissions/, in the grades' order."""
+    taken: set[str] = set()
+    return [write_feedback(g, out / FOLDER / folder_name(g.submission, taken)) for g in grades]

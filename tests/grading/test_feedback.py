@@ -1,0 +1,229 @@
+"""Learners see what the grader sees: the points after the checks, and a folder per submission."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import threading
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from labs.checking.result import CheckResult
+from labs.checking.results import write_results
+from labs.checking.runner import Report, run_checks
+from labs.grading.criteria import CRITERIA, MEMORY_POINTS, Grade, Outcome
+from labs.grading.feedback import folder_name, junit_xml, markdown_report, write_feedback
+from labs.grading.grader import Grader
+from labs.grading.results import results_json, score_lines
+from labs.term.watch import watch_tree
+from labs.trees.finding import REPO_ROOT, tree_root
+from labs.trees.regions import copy_tree
+from tests.grading import submissions as make
+from tests.grading.test_plugin import grade_with_pytest
+
+FINAL = "3 passed, 3 failed"
+
+
+def lab(*args: str) -> subprocess.CompletedProcess[str]:
+    """python -m labs ARGS from the repository root, without a database, in English."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "LAB_LANG", "LANG")}
+    env |= {"PYTHONIOENCODING": "utf-8", "LANGUAGE": "en", "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "labs", *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def a_grade() -> Grade:
+    """A grade with a pass, a fail whose texts would break XML and Markdown, and a skip."""
+    grade = Grade("ada")
+    grade.outcomes["memory-1"] = Outcome("pass")
+    grade.outcomes["memory-3"] = Outcome(
+        "fail",
+        "expected: one run\ngot:      two ```runs``` \x0b<&>\n"
+        "hint:     shared/keys.py:24  TODO(check 3)",
+        "client -> gateway POST /chat",
+    )
+    grade.outcomes["postgres-1"] = Outcome("skip", "no database configured")
+    return grade
+
+
+def test_labs_check_ends_with_the_points_the_grader_gives_then_the_totals_line() -> None:
+    """The starter's memory points are the grader's, Postgres says "not run" with its command."""
+    done = lab("check", "--tree", "starter")
+    lines = done.stdout.splitlines()
+    assert done.returncode == 1 and lines[-1] == FINAL
+    grader = Grader(tree_root("starter"))
+    memory = [c for c in CRITERIA if c.kind == "memory"]
+    earned = sum(c.points for c in memory if grader.outcome(c).passed)
+    assert earned == 3 * MEMORY_POINTS
+    block = lines[lines.index("points as `labs grade` would give them:") : -1]
+    assert f"  memory: {earned} / {len(memory) * MEMORY_POINTS}" in block
+    assert any(
+        line.startswith("  Postgres: not run (python -m labs check --tree starter --store postgres")
+        for line in block
+    )
+    assert "  typecheck: not run (python -m labs typecheck)" in block
+    assert any(line.startswith("  migration: not run (") for line in block)
+    assert block[-1] == f"  total: {earned} / {sum(c.points for c in CRITERIA)}"
+
+
+def test_selftest_prints_the_points_and_still_ends_with_the_totals_line() -> None:
+    """README's first command: the points come before the closing `3 passed, 3 failed`."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env |= {"MOCK": "1", "SELFTEST": "1", "PYTHONIOENCODING": "utf-8", "LANGUAGE": "en"}
+    done = subprocess.run(
+        [sys.executable, "-m", "starter"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    lines = done.stdout.splitlines()
+    assert done.returncode == 1 and lines[-1] == FINAL
+    assert "  memory: 30 / 60" in lines and lines[-2].startswith("  total: 30 / ")
+
+
+def test_the_points_count_what_ran_and_name_what_did_not() -> None:
+    """A Postgres run counts on its own line; memory not run says so; a partial run names gaps."""
+    results = [CheckResult(str(n), n, "t", passed=n != 3) for n in (1, 2, 3)]
+    lines = score_lines({"postgres": Report("starter", "postgres", results)}, "mine")
+    assert "  Postgres: 10 / 30 (checks 4, 5, 6 not run)" in lines
+    assert "  memory: not run (python -m labs check --tree mine)" in lines
+    broken = Report("starter", "memory", [], error="does not import")
+    assert "  memory: 0 / 60" in score_lines({"memory": broken})
+
+
+def test_watch_shows_the_points_after_each_run(tmp_path: Path) -> None:
+    """Each run of watch ends with the points block, Postgres not run."""
+    tree = copy_tree(tree_root("starter"), tmp_path / "starter")
+    out, stop = io.StringIO(), threading.Event()
+
+    def run(root: Path) -> Report:
+        return run_checks(root, "memory")
+
+    watcher = threading.Thread(
+        target=watch_tree,
+        args=(tree, "starter", out, stop),
+        kwargs={"poll": True, "run": run, "keys": io.StringIO("q")},
+        daemon=True,
+    )
+    watcher.start()
+    watcher.join(timeout=120)
+    stop.set()
+    shown = out.getvalue()
+    assert "memory: 30 / 60" in shown and "Postgres: not run (" in shown
+
+
+def test_junit_xml_parses_with_the_counts_and_the_failure_messages() -> None:
+    """One test case per criterion graded; failures carry the message; skips are marked."""
+    root = ET.fromstring(junit_xml(a_grade()).encode())
+    (suite,) = root.findall("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "1", "1")
+    cases = {case.get("name"): case for case in suite.findall("testcase")}
+    assert list(cases) == ["memory-1", "memory-3", "postgres-1"]
+    failure = cases["memory-3"].find("failure")
+    assert failure is not None and failure.get("message") == "expected: one run"
+    assert "TODO(check 3)" in (failure.text or "") and "POST /chat" in (failure.text or "")
+    assert cases["postgres-1"].find("skipped") is not None
+    scores = {p.get("name"): p.get("value") for p in suite.findall("properties/property")}
+    assert scores["score"] == "10" and scores["max_score"] == "20"
+    three = {p.get("name"): p.get("value") for p in cases["memory-3"].iter("property")}
+    assert (three["score"], three["max_score"]) == ("0", "10")
+
+
+def test_the_markdown_report_lists_the_failing_rows_with_their_hints_fenced() -> None:
+    """The failing row and its hint, in a fence no backticks inside can close; passes in brief."""
+    text = markdown_report(a_grade())
+    assert text.startswith("# ada: 10 / 20 points")
+    assert "## check 3 on memory:" in text and "TODO(check 3)" in text
+    assert "````\nexpected: one run" in text  # a fence longer than the ``` inside
+    assert "Passed: memory-1." in text and "no database configured" in text
+    assert "memory-1 (" not in text  # a passing row gets no section
+
+
+def test_feedback_files_are_written_by_the_one_writer_and_never_through_a_link(
+    tmp_path: Path,
+) -> None:
+    """results.json in the folder is results_json(grade); a planted link is refused, untouched."""
+    grade = a_grade()
+    folder = write_feedback(grade, tmp_path / "ada")
+    assert json.loads((folder / "results.json").read_text()) == json.loads(
+        json.dumps(results_json(grade))
+    )
+    assert oct(folder.stat().st_mode & 0o777) == "0o700"
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep me")
+    (folder / "report.md").unlink()
+    (folder / "report.md").symlink_to(target)
+    with pytest.raises(OSError, match="symbolic link"):
+        write_feedback(grade, folder)
+    with pytest.raises(OSError, match="symbolic link"):
+        write_results({}, folder / "report.md")
+    assert target.read_text() == "keep me"
+
+
+def test_folder_names_are_plain_and_unique() -> None:
+    """A learner's file name becomes a safe folder name; two alike are told apart."""
+    taken: set[str] = set()
+    names = [folder_name(label, taken) for label in ("../ada", "ada", "a b\u202e", "")]
+    assert names == ["_ada", "ada", "a_b_", "submission"]
+
+
+def test_labs_grade_writes_a_folder_per_submission_beside_the_class_table(
+    batch_folder: Path, tmp_path: Path
+) -> None:
+    """results.json (score, max_score), report.md and junit.xml for each, matching the table."""
+    sources = [str(batch_folder / name) for name in ("ben", "cho")]
+    done = lab("grade", "--out", str(tmp_path), "--timeout", "10", *sources)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "grades.csv").is_file()
+    for name in ("ben", "cho"):
+        folder = tmp_path / "submissions" / name
+        results = json.loads((folder / "results.json").read_text())
+        assert results["version"] == 3
+        assert results["score"] == sum(t["score"] for t in results["tests"])
+        assert results["max_score"] == sum(t["max_score"] for t in results["tests"])
+        failing = [t for t in results["tests"] if t["status"] == "fail"]
+        report = (folder / "report.md").read_text()
+        assert report.startswith(f"# {name}: {results['score']} / {results['max_score']}")
+        for test in failing:
+            assert f"## {test['name']}" in report
+        suite = ET.parse(folder / "junit.xml").getroot().find("testsuite")
+        assert suite is not None
+        assert int(suite.get("failures", "-1")) == len(failing)
+        skipped = int(suite.get("skipped", "-1"))  # Postgres without a database: not in v3
+        assert int(suite.get("tests", "-1")) - skipped == len(results["tests"])
+        assert skipped == 6
+    ben = (tmp_path / "submissions" / "ben" / "report.md").read_text()
+    assert "TODO(check 3)" in ben and "TODO(check 4)" in ben
+
+
+def test_the_pytest_entry_writes_junit_xml_when_asked(tmp_path: Path) -> None:
+    """--junit PATH: the criteria graded as test cases, the failure's message its hint."""
+    tree = make.starter_copy(tmp_path / "hand-in")
+    junit = tmp_path / "out" / "junit.xml"
+    junit.parent.mkdir()
+    done = grade_with_pytest(
+        tree, tmp_path / "results.json", "--lab-only", "memory-1,memory-3", "--junit", str(junit)
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures")) == ("2", "1")
+    (failure,) = suite.iter("failure")
+    assert "TODO(check 3)" in (failure.text or "")
+    assert (failure.get("message") or "").startswith("expected: ")
+    assert f"JUnit XML: {junit}" in done.stdout
