@@ -20,7 +20,7 @@ from labs.trees.finding import Tree
 
 from .protocol import HostSpec
 from .tidy import RunRecorder
-from .trace import Trace, TracingClient, TracingStore
+from .trace import Trace, TracingClient, TracingStore, traced_key
 
 STORE_METHODS = frozenset(
     {
@@ -73,7 +73,11 @@ class Host:
 
     def hello(self) -> dict[str, Any]:
         """What the driver learns once the tree imported."""
-        return {"package": self.tree.package, "statuses": [s.value for s in self.status]}
+        return {
+            "package": self.tree.package,
+            "statuses": [s.value for s in self.status],
+            "root": str(self.tree.root),
+        }
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         """Answer one request; an exception becomes an error answer naming its type."""
@@ -102,7 +106,7 @@ class Host:
         """The arrows recorded since the last answer."""
         with self.trace._lock:
             events, self.trace.events = self.trace.events, []
-        return [[e.source, e.target, e.label, e.kind] for e in events]
+        return [[e.source, e.target, e.label, e.kind, e.note] for e in events]
 
     def op_open_store(self, request: dict[str, Any]) -> None:
         """A fresh store for the next check (memory), or the shared one, recorded (postgres)."""
@@ -186,9 +190,7 @@ class Host:
         """idempotency_key_for(session_id, client_message_id, message[, now=])."""
         keys = self.tree.module("shared.keys")
         args = (request.get("session_id"), request.get("client_message_id"), request["message"])
-        if request.get("now") is None:
-            return str(keys.idempotency_key_for(*args))
-        return str(keys.idempotency_key_for(*args, now=request["now"]))
+        return traced_key(self.trace, keys.idempotency_key_for, args, request.get("now"))
 
     def op_allowlist(self, request: dict[str, Any]) -> list[list[Any]]:
         """[from, to, can_transition(from, to)] for every pair of statuses."""

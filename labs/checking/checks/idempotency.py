@@ -40,6 +40,8 @@ def idempotency(ctx: CheckContext) -> None:
             raise CheckFailedError(
                 _("idempotency_key_for to return a key"), reply.describe(), keys_hint
             )
+    request = {"sessionId": mine, "message": text, "clientMessageId": client_id}
+    first, second = ctx.post("/chat", request), ctx.post("/chat", request)
     key, again, at_now, later, theirs_key, other_key = (str(k) for k in keys)
     expect(
         key == again,
@@ -69,8 +71,6 @@ def idempotency(ctx: CheckContext) -> None:
         ),
         keys_hint,
     )
-    request = {"sessionId": mine, "message": text, "clientMessageId": client_id}
-    first, second = ctx.post("/chat", request), ctx.post("/chat", request)
     run_id = first.field("runId")
     expect(
         first.status == second.status == 202 and run_id is not None,
