@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,7 +49,8 @@ def test_a_timed_out_check_points_at_the_line_the_tree_was_stuck_on(tmp_path: Pa
     hints = [row.split("hint:", 1)[1].strip() for row in output.splitlines() if "hint:" in row]
     assert len(hints) == 2, output
     for hint in hints:
-        assert hint.startswith(f"learner/shared/keys.py:{line} "), output
+        # The loop's two lines: the host was stopped on one of them.
+        assert re.match(rf"learner/shared/keys.py:({line}|{line + 1}) ", hint), output
         assert "idempotency_key_for" in hint
     assert "routes.py:1" not in output and "queries.py:1" not in output
 

@@ -16,8 +16,13 @@ __all__ = ["browser", "live_url", "page"]  # fixtures, imported so pytest finds 
 def run_checks(tab: Any, url: str, tree: str) -> dict[str, str]:
     """Choose a tree, press Run, wait for the rows; return each check's shown status."""
     tab.goto(f"{url}/checks")
-    tab.check(f'input[name="tree"][value="{tree}"]')
-    tab.click("#run-checks")
+    radio = tab.locator(f'input[name="tree"][value="{tree}"]')
+    if not radio.is_checked():  # choosing a tree fetches its results: let that land first
+        with tab.expect_response(lambda answer: "/checks?" in answer.url):
+            radio.check()
+    # The results of an earlier run may show until Run's answer replaces them: wait for it.
+    with tab.expect_response(lambda answer: answer.url.endswith("/checks/run")):
+        tab.click("#run-checks")
     tab.wait_for_selector(
         f'#check-summary[data-state="finished"]:has-text("{tree}")', timeout=120_000
     )

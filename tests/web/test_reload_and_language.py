@@ -1,4 +1,4 @@
-"""Reloading, going back and switching language after a run show that run, in the page's language."""
+"""Reloading, going back and switching language after a run show that run, in the page's words."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Polling the runs view fetches only what changed: nothing while nothing did, one page when it did."""
+"""Polling the runs view fetches only what changed: nothing if nothing did, a page if it did."""
 
 from __future__ import annotations
 

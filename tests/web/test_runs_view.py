@@ -86,7 +86,7 @@ def test_appending_a_duplicate_seq(client: FlaskClient, tree: str) -> None:
     """The starter stores a second seq 0; the solution refuses it, leaving one message."""
     run_id, _ = send(client, tree)
     page = client.post(f"/runs/{tree}/{run_id}/duplicate-seq", headers=HTMX).text
-    messages = re.search(rf'data-run="{run_id}".*?<td>(\d+)</td>', page, re.S)
+    messages = re.search(rf'data-run="{run_id}".*?<td data-label="messages">(\d+)</td>', page, re.S)
     assert messages is not None
     assert int(messages.group(1)) == (2 if LETS_IT_THROUGH[tree] else 1)
     assert ("STORED TWICE" if LETS_IT_THROUGH[tree] else "REFUSED") in last_outcome(page)

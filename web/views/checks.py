@@ -95,7 +95,8 @@ def page() -> Response:
 @bp.get("/run")
 def run_page() -> Response:
     """An address bar or a bookmark holding /checks/run gets the checks page, not a 405."""
-    return redirect(url_for("checks.page", **request.args))  # type: ignore[return-value]
+    values: dict[str, Any] = request.args.to_dict()
+    return redirect(url_for("checks.page", **values))  # type: ignore[return-value]
 
 
 @bp.post("/run")
