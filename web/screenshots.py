@@ -137,6 +137,7 @@ def tree(name: str) -> list[str]:
 SHOTS: dict[str, list[str]] = {
     "checks-starter": [*CHECKS, *tree("starter")],
     "checks-diagram": [*CHECKS, *tree("solution")],
+    "checks-went-through": [*CHECKS, *tree("starter")],
     "checks-zh": [*CHECKS, *tree("starter"), "labs/term/i18n.py", *CHINESE],
     "runs-refused": [*RUNS, *tree("solution")],
     "runs-live": [*RUNS, *tree("starter")],

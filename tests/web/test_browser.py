@@ -42,6 +42,11 @@ def test_the_starter_shows_exactly_checks_3_4_5_red(page: Any, live_url: str) ->
     diagram = page.wait_for_selector('details[data-check="3"] figure.sequence svg')
     assert diagram.is_visible()  # fetched when the row was opened
     screenshot(page, "checks-starter", docs=True)
+    page.click('details[data-check="3"] summary')  # closed again
+    page.click('details[data-check="4"] summary')
+    forbidden = page.wait_for_selector('details[data-check="4"] g.arrow.through')
+    assert "WENT THROUGH" in forbidden.inner_html()
+    screenshot(page, "checks-went-through", docs=True, docs_from='details[data-check="4"]')
 
 
 def test_the_solution_shows_six_green(page: Any, live_url: str) -> None:

@@ -125,21 +125,23 @@ def test_no_page_is_wider_than_the_screen_and_none_fails_axe(
     sizes = overflow(tab)
     assert sizes["scroll"] <= sizes["viewport"], f"{name} ({lang}, {width}): {sizes}"
     assert blocking_violations(tab) == [], f"{name} ({lang}, {width})"
-    picture = PHONE_PICTURES.get((name, lang), "")
+    picture, start = PHONE_PICTURES.get((name, lang), ("", ""))
     if width == "phone":
-        screenshot(tab, picture or f"{name}-{lang}-phone", docs=bool(picture), clip=PHONE)
+        shot = picture or f"{name}-{lang}-phone"
+        screenshot(tab, shot, docs=bool(picture), docs_from=start, clip=PHONE)
 
 
-# The phone pictures in docs/ (docs/dashboard-<name>.png): the views, in both languages.
+# The phone pictures in docs/ (docs/dashboard-<name>.png), the views in both languages: each
+# picture's name, and where on the page it starts ("" for the top).
 PHONE_PICTURES = {
-    ("checks-starter", "en"): "phone-checks",
-    ("checks-starter", "zh_CN"): "phone-checks-zh",
-    ("runs-starter", "en"): "phone-runs",
-    ("runs-starter", "zh_CN"): "phone-runs-zh",
-    ("run-detail", "en"): "phone-run-detail",
-    ("run-detail", "zh_CN"): "phone-run-detail-zh",
-    ("diff", "en"): "phone-diff",
-    ("review", "zh_CN"): "phone-review-zh",
+    ("checks-starter", "en"): ("phone-checks", "#checks-status"),
+    ("checks-starter", "zh_CN"): ("phone-checks-zh", "#checks-status"),
+    ("runs-starter", "en"): ("phone-runs", "figure.graph"),
+    ("runs-starter", "zh_CN"): ("phone-runs-zh", "#runs-heading"),
+    ("run-detail", "en"): ("phone-run-detail", ""),
+    ("run-detail", "zh_CN"): ("phone-run-detail-zh", ""),
+    ("diff", "en"): ("phone-diff", ""),
+    ("review", "zh_CN"): ("phone-review-zh", ""),
 }
 
 

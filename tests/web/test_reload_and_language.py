@@ -97,3 +97,12 @@ def test_a_form_posted_without_htmx_links_to_the_page_it_came_from(client: Flask
     )
     links = language_links(answer.text)
     assert links["zh-CN"] == "/runs/solution?page=1&lang=zh_CN"
+
+
+def test_a_chinese_review_page_leaves_the_threads_language_alone(client: FlaskClient) -> None:
+    """The Review page speaks the page's language while it is made, and no longer: the thread
+    that made it (a test, a server's next request) gets its own language back."""
+    from labs.review import texts
+
+    assert "复习" in client.get("/review?lang=zh_CN").text
+    assert texts.REQUEST_LANGUAGE.get() is None
