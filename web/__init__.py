@@ -26,6 +26,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DATABASE_URL=os.environ.get("DATABASE_URL") or None,
         # A learner's infinite loop ends here: the check process is killed after this long.
         CHECK_TIMEOUT=float(os.environ.get("WEB_CHECK_TIMEOUT", "60")),
+        # A check still running after this many seconds fails, naming the line it was stuck on,
+        # and the checks after it still run.
+        CHECK_EACH_TIMEOUT=float(os.environ.get("WEB_CHECK_EACH_TIMEOUT", "10")),
         # Bytes kept of the check process's stdout and of its stderr (the head and the tail).
         CHECK_OUTPUT_LIMIT=KEPT_OUTPUT,
         # The runs view's tree runs in a process of its own: one that does not answer a request
@@ -54,6 +57,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["mini_koda_lab"] = lab
     register_safety(app)
     _register_views(app)
+
+    @app.after_request
+    def never_stale(response: Response) -> Response:
+        """Pages show live state: Back or a reload asks again, never shows a stale copy."""
+        if response.mimetype == "text/html":
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
 
     @app.get("/")
     def index() -> Response:

@@ -10,6 +10,7 @@ moves.py, sending messages in intake.py.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections import Counter
@@ -222,6 +223,31 @@ class Bench(LessonMoves):
         self.link.close()
 
     # -- reading ------------------------------------------------------------------------
+
+    def version(self) -> str:
+        """A token that changes whenever what the runs view shows may have changed.
+
+        Everything that changes the runs goes through this bench (the buttons, the demo
+        executor), and leaves a trace in what the token is made of: a poll bringing back
+        the token it was given has nothing new to fetch.
+        """
+        executor = self.executor
+        seen = (
+            self.journal.count,
+            len(self._requests),
+            self._dropped,
+            len(self.will_fail),
+            executor.active,
+            executor.playing,
+            executor.interrupted,
+            executor.waiting_for_store,
+            id(self.last),
+            self.link.starts,
+            self.store_kind,
+            repr(self.notice),
+            repr(self.restarted),
+        )
+        return hashlib.sha256(repr(seen).encode()).hexdigest()[:16]
 
     def rows(self) -> list[RunRow]:
         """The live table: every run with its status, messages and next moves, in one request.

@@ -17,7 +17,7 @@ from labs.checking.checks import CHECKS
 from labs.checking.extra import EXTRA_CHECKS
 from labs.term.i18n import N_
 
-from .i18n import Sentence, Verbatim
+from .i18n import Localized, Sentence, Verbatim, localized
 from .sequence import Diagram, draw_sequence
 
 # Every check the child will run, in its order: the six, then the extras. Their titles are
@@ -38,9 +38,9 @@ class CheckRow:
     title: str
     status: str  # pass, fail, not run; while the run goes on: running, waiting
     duration_ms: float | None = None
-    # The child's words (in the language the checks ran in), or why the check has no verdict.
-    message: str | Sentence = ""
-    hint: str = ""
+    # The child's words (in every language: web/check_child.py), or why there is no verdict.
+    message: str | Sentence | Localized = ""
+    hint: str | Localized = ""
     events: list[dict[str, str]] = field(default_factory=list)
 
     @property
@@ -97,16 +97,16 @@ def build_rows(lines: list[dict[str, Any]], *, running: bool) -> list[CheckRow]:
 
 def final_rows(
     lines: list[dict[str, Any]], stopped: Sentence
-) -> tuple[list[CheckRow], str | Sentence]:
+) -> tuple[list[CheckRow], str | Sentence | Localized]:
     """The rows of an ended run, and why it could not finish ('' if it did).
 
     Checks the child never finished become failed rows; stopped says why it was stopped.
     """
     results = {e["key"]: e for e in lines if e.get("type") == "result"}
     summary = next((e for e in lines if e.get("type") == "report"), None)
-    error: str | Sentence = (
+    error: str | Sentence | Localized = (
         stopped
-        or (summary or {}).get("error", "")
+        or reported_error(summary or {})
         or ("" if summary else Sentence(N_("the check process wrote no report")))
     )
     rows: list[CheckRow] = []
@@ -126,25 +126,46 @@ def final_rows(
     return rows, error
 
 
-def expected_and_got(entry: dict[str, Any]) -> str | Sentence:
-    """The failure's expected and got lines, labelled in the language the checks ran in.
+def reported_error(summary: dict[str, Any]) -> str | Localized:
+    """Why the checks could not run, as the summary line says it (in every language)."""
+    if "texts" in summary:
+        return localized(summary["texts"], "error")
+    return str(summary.get("error", ""))
 
-    A report line without them labelled (an older child) gets the page's labels.
+
+def expected_and_got(entry: dict[str, Any]) -> str | Sentence:
+    """The failure's expected and got lines, in the page's language.
+
+    A report line without its texts in every language (`labs check --report`'s) shows
+    its message as the child wrote it.
     """
     message = entry.get("message")
-    if not isinstance(message, str) or not message:
+    if "texts" in entry or not isinstance(message, str) or not message:
+        texts = entry.get("texts")
         return Sentence(
             N_("expected: %(expected)s\ngot:      %(got)s"),
-            expected=Verbatim(str(entry.get("expected", ""))),
-            got=Verbatim(str(entry.get("got", ""))),
+            expected=localized(texts, "expected")
+            if texts
+            else Verbatim(str(entry.get("expected", ""))),
+            got=localized(texts, "got") if texts else Verbatim(str(entry.get("got", ""))),
         )
     lines = message.split("\n")
     return "\n".join(lines[:-1] if entry.get("hint") else lines)  # the hint is shown apart
 
 
-def _row_from(entry: dict[str, Any]) -> CheckRow:
+def hint_of(entry: dict[str, Any]) -> str | Localized:
+    """Where to edit, and what the tree's marker (or the check) says there."""
     hint = entry.get("hint")
-    where = f"{hint['path']}:{hint['line']}" if hint else ""
+    if not isinstance(hint, dict):
+        return ""
+    where = f"{hint.get('path')}:{hint.get('line')}"
+    if "texts" not in entry:
+        return f"{where}  {hint.get('text', '')}".strip()
+    said = localized(entry["texts"], "hint")
+    return Localized({lang: f"{where}  {text}".strip() for lang, text in said.texts.items()})
+
+
+def _row_from(entry: dict[str, Any]) -> CheckRow:
     return CheckRow(
         key=entry["key"],
         number=entry.get("number"),
@@ -152,6 +173,6 @@ def _row_from(entry: dict[str, Any]) -> CheckRow:
         status="pass" if entry.get("passed") else "fail",
         duration_ms=entry.get("duration_ms"),
         message="" if entry.get("passed") else expected_and_got(entry),
-        hint=f"{where}  {hint['text']}".strip() if hint else "",
+        hint=hint_of(entry),
         events=list(entry.get("events", [])),
     )

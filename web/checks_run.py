@@ -1,7 +1,8 @@
 """Running the checks in a child process, so a learner's bug cannot hang or kill the dashboard.
 
-The child is `python -m labs check ... --report FILE`; it appends one JSON
-line per finished check (flushed at once), then a summary line. A thread
+The child is `python -m web.check_child ... --report FILE` (the checks of
+`python -m labs check --extra`); it appends one JSON line per finished check
+(flushed at once, its texts in every language), then a summary line. A thread
 per run reads the file while the child runs, so each row shows up as its
 check finishes. A fresh process imports the tree afresh, so edits show up
 on the next run without restarting the dashboard.
@@ -10,6 +11,7 @@ on the next run without restarting the dashboard.
 from __future__ import annotations
 
 import os
+import secrets
 import sys
 import tempfile
 import threading
@@ -20,19 +22,22 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from labs.checking.driver import CHECK_TIMEOUT
 from labs.term.i18n import N_
 from labs.trees.finding import REPO_ROOT
 from labs.untrusted import clean_text
 
 from .check_rows import FINISHED, CheckRow, ReportTail, build_rows, final_rows
 from .child import Child
-from .i18n import Sentence, Verbatim
+from .i18n import Localized, Sentence, Verbatim
 
 # Seconds between two looks at the report file while the child runs.
 POLL = 0.1
 # What the dashboard keeps of the child's stdout and of its stderr: 2 KiB from the start and
 # 2 KiB from the end; a crash's traceback ends up in the tail.
 KEPT_OUTPUT = 4096
+# A row's status in CheckRun.seen.
+STATUS_LETTERS = {"pass": "p", "fail": "f", "not run": "n", "running": "r", "waiting": "w"}
 
 
 @dataclass
@@ -42,13 +47,16 @@ class CheckRun:
     tree: str
     store: str
     rows: list[CheckRow]
-    # Why the checks could not run (import error, timeout, crash): the child's words, or the
-    # dashboard's, worded by the page that shows them.
-    error: str | Sentence = ""
+    # Why the checks could not run (import error, timeout, crash): the child's words (in every
+    # language), or the dashboard's, worded by the page that shows them.
+    error: str | Sentence | Localized = ""
     started_at: str = ""
     finished_at: str = ""
     seconds: float = 0.0
     running: bool = False
+    # Names this run among the runs of its tree and store: a page polling an older one
+    # gets the whole section again.
+    id: str = field(default_factory=lambda: secrets.token_hex(4))
     _child: Child | None = field(default=None, repr=False)
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
     _stopping: bool = field(default=False, repr=False)
@@ -69,6 +77,14 @@ class CheckRun:
         return sum(r.status == "pass" for r in self.six)
 
     @property
+    def seen(self) -> str:
+        """What a page showing this run shows now, in a few letters: a row's status each, and
+        whether the run ended in an error. Polling sends it back; a row whose letter changed
+        is sent again."""
+        letters = "".join(STATUS_LETTERS.get(row.status, "?") for row in self.rows)
+        return letters + ("e" if self.error else "") + ("" if self.running else ".")
+
+    @property
     def finished_rows(self) -> int:
         """How many rows (of the six and the extras) have their verdict."""
         return sum(r.status in FINISHED for r in self.rows)
@@ -85,20 +101,22 @@ class CheckRun:
             child.kill()
 
 
-def check_command(spec: str, store: str, report: Path) -> list[str]:
+def check_command(
+    spec: str, store: str, report: Path, check_timeout: float = CHECK_TIMEOUT
+) -> list[str]:
     """The command line of the child that runs every check and writes the report."""
     return [
         sys.executable,
         "-m",
-        "labs",
-        "check",
+        "web.check_child",
         "--tree",
         spec,
         "--store",
         store,
-        "--extra",
         "--report",
         str(report),
+        "--check-timeout",
+        f"{check_timeout:g}",
     ]
 
 
@@ -111,19 +129,18 @@ def start_checks(
     timeout: float,
     output_limit: int = KEPT_OUTPUT,
     on_end: Callable[[], None] = lambda: None,
-    language: str | None = None,
+    check_timeout: float = CHECK_TIMEOUT,
 ) -> CheckRun:
     """Start every check on a tree in a child process; rows fill in as checks finish.
 
-    The child is killed after timeout seconds. on_end is called once the run has finished,
-    whatever ended it.
+    The child is killed after timeout seconds; a check that takes more than check_timeout
+    seconds fails (with where it was stuck) and the others still run. on_end is called
+    once the run has finished, whatever ended it.
     """
     env = dict(os.environ)
     env.pop("MOCK", None)
     if database_url:
         env["DATABASE_URL"] = database_url
-    if language:  # the rows are written in the page's language
-        env["LAB_LANG"] = language
     run = CheckRun(
         tree,
         store,
@@ -134,7 +151,7 @@ def start_checks(
 
     def watch() -> None:
         try:
-            _watch(run, spec, env, timeout, output_limit)
+            _watch(run, spec, env, (timeout, check_timeout), output_limit)
         except Exception as error:  # a bug here must still end the run, as a visible error
             if run._child is not None:
                 run._child.kill()
@@ -157,8 +174,11 @@ def start_checks(
     return run
 
 
-def _watch(run: CheckRun, spec: str, env: dict[str, str], timeout: float, limit: int) -> None:
+def _watch(
+    run: CheckRun, spec: str, env: dict[str, str], timeouts: tuple[float, float], limit: int
+) -> None:
     """The run's thread: start the child, show each result as it lands, end the run."""
+    timeout, check_timeout = timeouts
     started = time.perf_counter()
     lines: list[dict[str, Any]] = []
     stopped = Sentence()  # why the dashboard stopped the child, or nothing
@@ -166,7 +186,7 @@ def _watch(run: CheckRun, spec: str, env: dict[str, str], timeout: float, limit:
         report = ReportTail(Path(folder) / "report.jsonl")
         try:
             child = Child(
-                check_command(spec, run.store, report.path),
+                check_command(spec, run.store, report.path, check_timeout),
                 cwd=REPO_ROOT,
                 env=env,
                 output_limit=limit,

@@ -12,6 +12,8 @@ output) go into a sentence as Verbatim: never translated, shown as code.
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlencode, urlsplit
+
 from flask import Flask, has_request_context, request
 from flask_babel import Babel, get_locale, get_translations  # type: ignore[import-untyped]
 from flask_babel import gettext as babel_gettext
@@ -84,6 +86,42 @@ class Verbatim:
         return f"Verbatim({self.text!r})"
 
 
+class Localized:
+    """Text written in every language at once (the check process's words): shown in the
+    page's language, escaped."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self.texts = texts
+
+    def __bool__(self) -> bool:
+        """False when there is nothing to show in any language."""
+        return any(self.texts.values())
+
+    def __str__(self) -> str:
+        """The text in the page's language (English where it has none)."""
+        return self.texts.get(page_language()) or self.texts.get(ENGLISH, "")
+
+    def __html__(self) -> str:
+        """The text in a template, escaped."""
+        return str(escape(str(self)))
+
+    def __repr__(self) -> str:
+        """How a test or a debugger shows it."""
+        return f"Localized({self.texts!r})"
+
+
+def localized(texts: object, field: str) -> Localized:
+    """One field of a report line's {language: {field: text}}, as Localized text."""
+    found = texts if isinstance(texts, dict) else {}
+    return Localized(
+        {
+            str(language): str(fields.get(field, ""))
+            for language, fields in found.items()
+            if isinstance(fields, dict)
+        }
+    )
+
+
 class Sentence:
     """A sentence kept as data and worded when a page shows it, in that page's language.
 
@@ -121,6 +159,23 @@ class Sentence:
         return f"Sentence({self.message!r}, **{self.values!r})"
 
 
+def language_url(language: str) -> str:
+    """This page in another language: its address with every query value kept, lang set.
+
+    The answer to a form posted without htmx names the page it came from (the
+    Referer's path, when it is this dashboard's), never the POST's own address.
+    """
+    if request.method == "GET":
+        path, values = request.path, request.args.to_dict(flat=False)
+    else:
+        referrer = urlsplit(request.referrer or "")
+        same_site = not referrer.netloc or referrer.netloc == request.host
+        path = referrer.path if same_site and referrer.path else "/"
+        values = parse_qs(referrer.query) if same_site else {}
+    values["lang"] = [language]
+    return f"{path}?{urlencode(values, doseq=True)}"
+
+
 def register_i18n(app: Flask) -> None:
     """Install gettext in the templates and remember a language picked with ?lang=."""
     Babel(
@@ -133,9 +188,9 @@ def register_i18n(app: Flask) -> None:
     app.add_template_filter(translated, "translated")
 
     @app.context_processor
-    def language() -> dict[str, str]:
-        """The page's language, for <html lang> and the language switch."""
-        return {"lab_language": page_language()}
+    def language() -> dict[str, object]:
+        """The page's language, for <html lang>, and the language switch's addresses."""
+        return {"lab_language": page_language(), "language_url": language_url}
 
     @app.after_request
     def remember_language(response: Response) -> Response:

@@ -59,6 +59,12 @@ class Journal:
             self._entries.append(entry)
         return entry
 
+    @property
+    def count(self) -> int:
+        """How many entries there are: it grows with every attempt."""
+        with self._lock:
+            return len(self._entries)
+
     def entries(self, run_id: str | None = None) -> list[Entry]:
         """Every entry, or only those of one run, oldest first."""
         with self._lock:

@@ -22,6 +22,7 @@ class Lab:
         self.trees: dict[str, str] = dict(config["TREES"])
         self.database_url: str | None = config["DATABASE_URL"]
         self.check_timeout: float = config["CHECK_TIMEOUT"]
+        self.check_each_timeout: float = config["CHECK_EACH_TIMEOUT"]
         self.demo_pace: float = config["DEMO_PACE"]
         self.demo_chunks: int = config["DEMO_CHUNKS"]
         self.runs_timeout: float = config["RUNS_TIMEOUT"]

@@ -34,12 +34,14 @@ BROWSER_TESTS = [
     "tests/web/test_browser.py",
     "tests/web/test_browser_postgres.py",
     "tests/web/test_browser_chinese.py",
+    "tests/web/test_browser_screens.py",
 ]
 
 # What every picture is made from: the page around it, and the code that serves and drives it.
 COMMON = [
     "web/templates/base.html",
     "web/static/dashboard.css",
+    "web/static/dashboard.js",
     "web/render.py",
     "web/__init__.py",
     "web/i18n.py",
@@ -47,14 +49,16 @@ COMMON = [
 ]
 CHECKS = [
     "web/templates/checks.html",
-    "web/templates/partials/check_results.html",
-    "web/templates/partials/check_row.html",
+    "web/templates/partials/check_*.html",
     "web/templates/partials/sequence.html",
+    "web/check_child.py",
     "web/check_rows.py",
     "web/checks_run.py",
+    "web/phrases.py",
     "web/sequence.py",
     "web/views/checks.py",
     "labs/checking/checks/*.py",
+    "labs/checking/marks.py",
     "labs/checking/extra.py",
     "labs/checking/context.py",
     "labs/checking/definition.py",
@@ -84,6 +88,44 @@ RUNS = [
     "tests/web/test_browser.py",
 ]
 POSTGRES = ["tests/web/test_browser_postgres.py", "tests/web/conftest.py"]
+# The pictures at a phone's width are taken by the test that loads every page on each screen.
+SCREENS = "tests/web/test_browser_screens.py"
+CHINESE = ["labs/locale/zh_Hans_CN/LC_MESSAGES/lab.po", "tests/web/test_browser_chinese.py"]
+RUN_DETAIL = [
+    "web/templates/run.html",
+    "web/templates/partials/run_body.html",
+    "web/strip.py",
+    "web/views/run_detail.py",
+]
+DIFF = [
+    "web/templates/diff.html",
+    "web/templates/partials/diff_hunks.html",
+    "web/views/diff.py",
+    "labs/trees/diff.py",
+    "labs/trees/regions.py",
+]
+DATABASE = [
+    "web/templates/database.html",
+    "web/templates/partials/database_body.html",
+    "web/views/database.py",
+    "labs/pg/catalog.py",
+    "migrations/versions/solution/*.py",
+    "solution/shared/schema.py",
+    "starter/shared/schema.py",
+]
+RACE = [
+    "web/templates/race.html",
+    "web/templates/partials/race_result.html",
+    "web/views/race.py",
+    "labs/lesson/race.py",
+]
+REVIEW = [
+    "web/templates/review.html",
+    "web/templates/partials/review_*.html",
+    "web/views/review.py",
+    "labs/review/*.py",
+    "labs/review/*.toml",
+]
 
 
 def tree(name: str) -> list[str]:
@@ -95,52 +137,31 @@ def tree(name: str) -> list[str]:
 SHOTS: dict[str, list[str]] = {
     "checks-starter": [*CHECKS, *tree("starter")],
     "checks-diagram": [*CHECKS, *tree("solution")],
-    "checks-zh": [
-        *CHECKS,
-        *tree("starter"),
-        "labs/term/i18n.py",
-        "web/i18n.py",
-        "labs/locale/zh_Hans_CN/LC_MESSAGES/lab.po",
-        "tests/web/test_browser_chinese.py",
-    ],
+    "checks-went-through": [*CHECKS, *tree("starter")],
+    "checks-zh": [*CHECKS, *tree("starter"), "labs/term/i18n.py", *CHINESE],
     "runs-refused": [*RUNS, *tree("solution")],
     "runs-live": [*RUNS, *tree("starter")],
-    "run-detail": [
-        *RUNS,
-        "web/templates/run.html",
-        "web/templates/partials/run_body.html",
-        "web/strip.py",
-        "web/views/run_detail.py",
-        *tree("starter"),
-    ],
-    "diff": [
-        "web/templates/diff.html",
-        "web/templates/partials/diff_hunks.html",
-        "web/views/diff.py",
-        "labs/trees/diff.py",
-        "labs/trees/regions.py",
-        "tests/web/test_browser.py",
-        *tree("starter"),
-        *tree("solution"),
-    ],
-    "database": [
-        "web/templates/database.html",
-        "web/templates/partials/database_body.html",
-        "web/views/database.py",
-        "labs/pg/catalog.py",
-        "migrations/versions/solution/*.py",
-        "solution/shared/schema.py",
-        "starter/shared/schema.py",
-        *POSTGRES,
-    ],
-    "race": [
-        "web/templates/race.html",
-        "web/templates/partials/race_result.html",
-        "web/views/race.py",
-        "labs/lesson/race.py",
-        *POSTGRES,
-    ],
+    "run-detail": [*RUNS, *RUN_DETAIL, *tree("starter")],
+    "diff": [*DIFF, "tests/web/test_browser.py", *tree("starter"), *tree("solution")],
+    "database": [*DATABASE, *POSTGRES],
+    "race": [*RACE, *POSTGRES],
+    "runs-zh": [*RUNS, *CHINESE, *tree("solution")],
+    "phone-checks": [*CHECKS, SCREENS, *tree("starter")],
+    "phone-checks-zh": [*CHECKS, *CHINESE, SCREENS, *tree("starter")],
+    "phone-runs": [*RUNS, SCREENS, *tree("starter")],
+    "phone-runs-zh": [*RUNS, *CHINESE, SCREENS, *tree("starter")],
+    "phone-run-detail": [*RUNS, *RUN_DETAIL, SCREENS, *tree("solution")],
+    "phone-run-detail-zh": [*RUNS, *RUN_DETAIL, *CHINESE, SCREENS, *tree("solution")],
+    "phone-diff": [*DIFF, SCREENS, *tree("starter"), *tree("solution")],
+    "phone-review-zh": [*REVIEW, *CHINESE, SCREENS],
+    "phone-database": [*DATABASE, *POSTGRES],
+    "phone-race": [*RACE, *POSTGRES],
 }
+
+
+def phone(name: str) -> bool:
+    """Whether a picture is taken at a phone's width (its size is then the phone's screen)."""
+    return name.startswith("phone-")
 
 
 def picture(name: str, root: Path = REPO_ROOT) -> Path:

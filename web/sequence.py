@@ -1,10 +1,11 @@
 """Laying out a check's trace as a sequence diagram: lanes across, arrows down.
 
 Only geometry lives here; templates/partials/sequence.html draws it as SVG.
-Replays and refusals get their own line style, marker and a text tag, so
-they read as such without colour. A label too long for the room right of
-its arrow's start is wrapped onto more lines (the arrow's row grows), so a
-refusal's reason is read whole in the picture, not only in a tooltip.
+Replays, refusals and answers that let the lesson's rule be broken get their
+own line style, marker and a text tag, so they read as such without colour.
+A label too long for the room right of its arrow's start is wrapped onto more
+lines (the arrow's row grows), so a refusal's reason is read whole in the
+picture, not only in a tooltip.
 
 The tags and the legend are in the page's language, so a diagram is laid
 out when a page draws it: a Chinese character takes two columns, so the
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 import wcwidth
 
+from labs.checking.marks import NEW_KEY, NOTES, SECOND_ROW, SECOND_RUN
 from labs.checking.trace import LANES
 from labs.term.columns import wrap
 from labs.term.i18n import N_
@@ -43,12 +45,16 @@ TAGS = {
     "replay": N_("↺ REPLAY"),
     "refused": N_("✗ REFUSED"),
     "error": N_("‼ ERROR"),
+    "through": N_("⚠ WENT THROUGH"),
 }
+# An answer that let the lesson's rule be broken says how, by its note (labs/checking/marks.py).
+NOTE_TAGS = {SECOND_RUN: N_("⚠ NEW RUN"), SECOND_ROW: N_("⚠ NEW RUN"), NEW_KEY: N_("⚠ NEW KEY")}
 LEGEND_WORDS = [
     ("call", N_("call")),
     ("ok", N_("answer")),
     ("replay", N_("↺ replayed answer (same run, nothing inserted)")),
     ("refused", N_("✗ refused (error raised, or 4xx)")),
+    ("through", N_("⚠ went through, though the lesson forbids it")),
 ]
 
 
@@ -57,8 +63,10 @@ def text_width(text: str) -> float:
     return wcwidth.width(text) * CHAR_WIDTH
 
 
-def tag_of(kind: str) -> str:
+def tag_of(kind: str, note: str = "") -> str:
     """The words that mark an arrow of this kind, in the page's language ('' for a plain one)."""
+    if kind == "through" and note in NOTE_TAGS:
+        return _(NOTE_TAGS[note])
     return _(TAGS[kind]) if TAGS.get(kind) else ""
 
 
@@ -87,6 +95,10 @@ class Arrow:
     tag: str  # the words that mark a replay, a refusal or an error ('' for the others)
     lines: tuple[str, ...]  # tag and label, wrapped to fit; the last line sits on the arrow
     title: str  # tag and label on one line, for the tooltip
+    source: str = ""  # the lanes it goes from and to, for the table of steps
+    target: str = ""
+    said: str = ""  # the trace's own words
+    note: str = ""  # why it is marked, or what it did, in the page's language
 
     @property
     def label(self) -> str:
@@ -160,12 +172,30 @@ def draw_sequence(events: list[dict[str, str]]) -> Diagram:
         if x1 == x2:  # a lane talking to itself: a short arrow to the right
             x2 = x1 + 40
         kind = event["kind"] if event["kind"] in TAGS else "call"
-        tag = tag_of(kind)
+        note = event.get("note", "")
+        note = _(note) if note in NOTES else ""
+        tag = tag_of(kind, event.get("note", ""))
+        label = f"{event['label']} ({note})" if note else event["label"]
         room = int((WIDTH - 8 - (min(x1, x2) + 8)) / CHAR_WIDTH)
-        lines = wrap_label(event["label"], room, tag)
+        lines = wrap_label(label, room, tag)
         y += ROW + (len(lines) - 1) * LINE
-        title = f"{tag} {event['label']}" if tag else event["label"]
-        arrows.append(Arrow(step, y, x1, x2, kind, tag, lines, title))
+        title = f"{tag} {label}" if tag else label
+        arrows.append(
+            Arrow(
+                step,
+                y,
+                x1,
+                x2,
+                kind,
+                tag,
+                lines,
+                title,
+                event["source"],
+                event["target"],
+                event["label"],
+                note,
+            )
+        )
     height = y + ROW
     return Diagram(
         WIDTH,

@@ -34,7 +34,7 @@ from .errors import (
     RefusedError,
     TreeDoesNotImportError,
 )
-from .hints import hint_for
+from .hints import hint_for, stuck_at
 from .inputs import KeyedRandom
 from .launch import ExecLauncher, ForkLauncher, default_launcher
 from .protocol import KEYS_ONLY, Launcher, host_spec
@@ -139,6 +139,8 @@ class Driver:
                 "still running after {seconds:g} s (an endless loop, or a lock never released?): "
                 "stopped, and the checks that remain run on a new host"
             ).format(seconds=self.check_timeout)
+            if session is not None:  # where the host was stuck, from the stacks it printed
+                result.hint = stuck_at(self.tree, session.process.stderr_tail(), session.root)
             self.stop()
         except (HostGoneError, HostProtocolError) as error:
             tail = clean_text(session.process.stderr_tail().strip(), 400) if session else ""

@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from labs.term.i18n import _
 from labs.trees.finding import Tree
 
 MARKER = re.compile(r"#\s*(TODO|SOLUTION)\(check (\d)\):?\s*(.*)")
+# A frame of a stack as faulthandler prints it, most recent call first.
+FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<function>\S+)')
 
 
 @dataclass(frozen=True)
@@ -39,3 +42,23 @@ def hint_for(tree: Tree, relative: str, check: int) -> Hint:
             text = f"{match.group(1)}(check {check}): {match.group(3)}"
             return Hint(tree.display_path(relative), number, text)
     return Hint(tree.display_path(relative), 1, "")
+
+
+def stuck_at(tree: Tree, stacks: str, host_root: str) -> Hint | None:
+    """The deepest line of the tree in the stacks a host printed before it was stopped.
+
+    host_root is the tree's folder as the host saw it (a sandbox copies the tree
+    elsewhere); None when no frame lies inside the tree.
+    """
+    roots = [root.rstrip("/") + "/" for root in (host_root, str(tree.root)) if root]
+    for frame in FRAME.finditer(stacks):
+        path = frame.group("path")
+        for root in roots:
+            if path.startswith(root):
+                text = _("the check was still running this line, in {function}, when stopped")
+                return Hint(
+                    tree.display_path(path[len(root) :]),
+                    int(frame.group("line")),
+                    text.format(function=frame.group("function")),
+                )
+    return None

@@ -5,17 +5,20 @@ the kit's own, not a command for people). The driver (driver.py) never
 imports a learner's tree; it sends requests here, one JSON object per line,
 and reads one answer line per request:
 
-    request  {"id": "<token>", "op": "<op>", ...arguments}
+    request  {"id": "<token>", "op": "<op>", "stack_after": <seconds>, ...arguments}
     answer   {"id": "<same token>", "ok": true, "value": ..., "events": [...]}
           or {"id": "<same token>", "ok": false,
               "error": {"type": "DuplicateMessageError", "message": "...", "where": "file:line"},
               "events": [...]}
 
-The first line the host writes, unasked, has id "hello": ok with
-{"package", "statuses", "time_bucket_seconds"} once the tree imported, or an error of type
+A request still unanswered after stack_after seconds (when given) makes the host print
+every thread's stack to its output (faulthandler), where the driver finds the line of
+the tree it was stuck on. The first line the host writes, unasked, has id "hello": ok with
+{"package", "statuses", "time_bucket_seconds", "root"} once the tree imported, or an error of type
 TreeLoadError saying why it did not. `events` are the trace arrows recorded
-while answering, as [source, target, label, kind] (lanes client, gateway,
-store, worker). Records come back as their JSON dump (model_dump).
+while answering, as [source, target, label, kind, note] (lanes client, gateway,
+store, worker; note is "" or one of labs.checking.marks.NOTES). Records come back as
+their JSON dump (model_dump).
 
 A host started with store "keys" imports only the tree's package and
 shared/keys.py and answers only `key` and `batch`: check 3 starts one as a
@@ -46,11 +49,13 @@ time; the driver treats every answer as a claim to check, never as a verdict.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import gc
 import io
 import json
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -110,7 +115,8 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
         text = (
             str(error) if isinstance(error, TreeLoadError) else f"{type(error).__name__}: {error}"
         )
-        error_answer = {"type": "TreeLoadError", "message": text[:TEXT_CAP], "where": ""}
+        where = _where_it_broke(error, root)
+        error_answer = {"type": "TreeLoadError", "message": text[:TEXT_CAP], "where": where}
         _write(answers, {"id": "hello", "ok": False, "error": error_answer, "events": []})
         return 0
     gc.freeze()  # the libraries and the tree stay: collections skip them from now on
@@ -122,11 +128,32 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
             continue
         if not isinstance(request, dict):
             continue
+        stack_after = request.get("stack_after")
+        if isinstance(stack_after, int | float) and stack_after > 0:
+            # A request that never ends leaves every thread's stack in the capped output.
+            faulthandler.dump_traceback_later(stack_after, file=sys.stderr)
         answer = host.answer(request)
+        faulthandler.cancel_dump_traceback_later()
         answer["id"] = request.get("id")
         answer["events"] = host.take_events()
         _write(answers, answer)
     return 0
+
+
+def _where_it_broke(error: BaseException, root: Path) -> str:
+    """The tree's file:line where importing it failed: a syntax error's own line, else the
+    deepest frame inside the tree ("" when none is)."""
+    cause = error.__cause__ or error
+    if isinstance(cause, SyntaxError) and cause.filename and cause.lineno:
+        places = [(cause.filename, cause.lineno)]
+    else:
+        frames = traceback.extract_tb(cause.__traceback__)
+        places = [(frame.filename, frame.lineno or 1) for frame in reversed(frames)]
+    for filename, line in places:
+        path = Path(filename)
+        if path.is_relative_to(root):
+            return f"{path.relative_to(root).as_posix()}:{line}"
+    return ""
 
 
 def _write(stream: BinaryIO, message: dict[str, Any]) -> None:

@@ -20,7 +20,7 @@ from labs.trees.finding import Tree
 
 from .protocol import HostSpec
 from .tidy import RunRecorder
-from .trace import Trace, TracingClient, TracingStore
+from .trace import Trace, TracingClient, TracingStore, traced_key
 
 STORE_METHODS = frozenset(
     {
@@ -85,6 +85,7 @@ class Host:
             "package": self.tree.package,
             "statuses": [s.value for s in self.status],
             "time_bucket_seconds": bucket_seconds(self.tree),
+            "root": str(self.tree.root),
         }
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -114,7 +115,7 @@ class Host:
         """The arrows recorded since the last answer."""
         with self.trace._lock:
             events, self.trace.events = self.trace.events, []
-        return [[e.source, e.target, e.label, e.kind] for e in events]
+        return [[e.source, e.target, e.label, e.kind, e.note] for e in events]
 
     def op_open_store(self, request: dict[str, Any]) -> None:
         """A fresh store for the next check (memory), or the shared one, recorded (postgres)."""
@@ -198,9 +199,7 @@ class Host:
         """idempotency_key_for(session_id, client_message_id, message[, now=])."""
         keys = self.tree.module("shared.keys")
         args = (request.get("session_id"), request.get("client_message_id"), request["message"])
-        if request.get("now") is None:
-            return str(keys.idempotency_key_for(*args))
-        return str(keys.idempotency_key_for(*args, now=request["now"]))
+        return traced_key(self.trace, keys.idempotency_key_for, args, request.get("now"))
 
     def op_allowlist(self, request: dict[str, Any]) -> list[list[Any]]:
         """[from, to, can_transition(from, to)] for every pair of statuses."""

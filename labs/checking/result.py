@@ -49,9 +49,14 @@ class CheckResult:
 
     def trace_lines(self) -> list[str]:
         """The check's calls, one arrow a line, as --trace prints them."""
-        marks = {"replay": "[replay] ", "refused": "[refused] ", "error": "[error] "}
+        marks = {
+            "replay": "[replay] ",
+            "refused": "[refused] ",
+            "error": "[error] ",
+            "through": "[went through] ",
+        }
         return [
             f"{e.source:>7} {'->' if e.kind == 'call' else '-->'} {e.target:<7} "
-            f"{marks.get(e.kind, '')}{e.label}"
+            f"{marks.get(e.kind, '')}{e.text}"
             for e in self.events
         ]

@@ -11,9 +11,11 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from labs.term.i18n import _
+from labs.trees.finding import Tree
 from labs.untrusted import clean_text
 
 from .errors import (
@@ -27,6 +29,8 @@ from .protocol import HostProcess, HostSpec, Launcher
 from .trace import Event, events_from
 
 START_TIMEOUT = 60.0  # seconds a host may take to import the tree
+# How long before a request's deadline the host prints its stacks (hints.stuck_at reads them).
+STACK_MARGIN = 0.5
 
 
 @dataclass
@@ -61,9 +65,13 @@ class HostSession:
             raise TreeDoesNotImportError(why) from None
         if answer.get("id") != "hello" or answer.get("ok") is not True:
             session.kill()
-            raise TreeDoesNotImportError(
-                RefusedError(answer.get("error")).message or "no hello from the host"
-            )
+            refused = RefusedError(answer.get("error"))
+            said = refused.message or "no hello from the host"
+            if refused.where:  # the file:line the import failed at, with the tree's own path
+                tree = Tree(spec.tree.name, spec.package, Path(spec.tree))
+                path, _colon, line = refused.where.rpartition(":")
+                said += _(" (at {where})").format(where=f"{tree.display_path(path)}:{line}")
+            raise TreeDoesNotImportError(said)
         value = answer.get("value")
         session.hello = value if isinstance(value, dict) else {}
         return session
@@ -74,11 +82,22 @@ class HostSession:
         found = self.hello.get("statuses")
         return tuple(clean_text(s, 40) for s in found) if isinstance(found, list) else ()
 
+    @property
+    def root(self) -> str:
+        """The tree's folder as the host sees it (a sandbox copies it elsewhere), or ""."""
+        return clean_text(self.hello.get("root", ""), 1000)
+
     def call(self, op: str, **args: Any) -> Any:
-        """Send one request and return its value; RefusedError if the tree raised an error."""
+        """Send one request and return its value; RefusedError if the tree raised an error.
+
+        The host is asked to print every thread's stack shortly before the deadline, so a
+        request that never ends leaves, in the host's output, where it was stuck.
+        """
         token = secrets.token_hex(8)
-        self.process.send({"id": token, "op": op, **args})
-        answer = self.process.receive(max(self.deadline - time.monotonic(), 0.0))
+        left = max(self.deadline - time.monotonic(), 0.0)
+        stack_after = round(max(left - min(STACK_MARGIN, left / 4), 0.01), 3)
+        self.process.send({"id": token, "op": op, "stack_after": stack_after, **args})
+        answer = self.process.receive(left)
         if answer.get("id") != token:
             raise HostProtocolError("an answer to a request the driver never sent")
         self.events.extend(events_from(answer.get("events")))

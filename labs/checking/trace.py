@@ -20,24 +20,37 @@ from typing import Any
 from labs.term.i18n import _
 from labs.untrusted import clean_text, clip
 
+from .marks import EXISTING, INSERTED, NOTES, Marks
+
 LANES = ("client", "gateway", "store", "worker")
 
-# What an arrow means: a call, an ordinary answer, a replayed answer, a refusal, a failure.
-KINDS = ("call", "ok", "replay", "refused", "error")
+# What an arrow means: a call, an ordinary answer, a replayed answer, a refusal, a failure,
+# and an answer that let through what the lesson forbids (marks.py).
+KINDS = ("call", "ok", "replay", "refused", "error", "through")
 
 
 @dataclass(frozen=True)
 class Event:
-    """One arrow of a sequence diagram."""
+    """One arrow of a sequence diagram.
+
+    label is data (what was called, with what; what came back); note, when there is one,
+    is one of marks.NOTES, an English msgid each front end words in its own language.
+    """
 
     source: str
     target: str
     label: str
     kind: str
+    note: str = ""
 
     def as_dict(self) -> dict[str, str]:
         """Return the event as plain JSON-ready data."""
         return asdict(self)
+
+    @property
+    def text(self) -> str:
+        """The label and its note, the note in the language in use."""
+        return f"{self.label} ({_(self.note)})" if self.note else self.label
 
 
 @dataclass
@@ -45,6 +58,7 @@ class Trace:
     """The events of one check, in the order they happened."""
 
     events: list[Event] = field(default_factory=list)
+    marks: Marks = field(default_factory=Marks, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _actor: ContextVar[str] = field(
         default_factory=lambda: ContextVar("actor", default="client"), repr=False
@@ -54,12 +68,17 @@ class Trace:
         default_factory=lambda: ContextVar("muted", default=False), repr=False
     )
 
-    def record(self, source: str, target: str, label: str, kind: str) -> None:
+    def record(self, source: str, target: str, label: str, kind: str, note: str = "") -> None:
         """Append one arrow, unless this thread's calls are muted."""
         if self._muted.get():
             return
         with self._lock:
-            self.events.append(Event(source, target, label, kind))
+            self.events.append(Event(source, target, label, kind, note))
+
+    @property
+    def recording(self) -> bool:
+        """False while this thread's calls are muted."""
+        return not self._muted.get()
 
     @property
     def actor(self) -> str:
@@ -141,22 +160,40 @@ class TracingStore:
                 trace.record("store", caller, f"{type(error).__name__}: {error}", "refused")
                 raise
             kind = "replay" if getattr(result, "created", True) is False else "ok"
-            trace.record("store", caller, _describe_result(result), kind)
+            label, note = _describe_result(result)
+            if kind == "ok" and trace.recording:
+                marked, why = trace.marks.store(name, args, result)
+                kind, note = marked or kind, why or note
+            trace.record("store", caller, label, kind, note)
             return result
 
         return traced
 
 
-def _describe_result(result: object) -> str:
-    """The store's answer as the trace shows it: for a run, whether a row was inserted."""
+def _describe_result(result: object) -> tuple[str, str]:
+    """The store's answer as the trace shows it, and its note: for a run, whether a row was
+    inserted."""
     if result is None:
-        return "ok"
+        return "ok", ""
     run = getattr(result, "run", None)
     if run is not None:
-        if getattr(result, "created", None):
-            return _("run {run} (inserted)").format(run=run.id)
-        return _("run {run} (existing row, nothing inserted)").format(run=run.id)
-    return short(result)
+        return f"run {run.id}", INSERTED if getattr(result, "created", None) else EXISTING
+    return short(result), ""
+
+
+def traced_key(trace: Trace, function: Callable[..., Any], args: tuple[Any, ...], now: Any) -> str:
+    """idempotency_key_for(*args[, now=now]) in the gateway's lane: a call and its answer,
+    the answer marked when the same arguments gave another key before."""
+    shown = [short(a) for a in args] + ([f"now={now!r}"] if now is not None else [])
+    trace.record("gateway", "gateway", f"idempotency_key_for({', '.join(shown)})", "call")
+    try:
+        key = str(function(*args) if now is None else function(*args, now=now))
+    except Exception as error:
+        trace.record("gateway", "gateway", f"{type(error).__name__}: {error}", "refused")
+        raise
+    kind, note = trace.marks.key((*args, now), key) if trace.recording else ("", "")
+    trace.record("gateway", "gateway", repr(clip(key, 13)), kind or "ok", note)
+    return key
 
 
 class TracingClient:
@@ -178,15 +215,20 @@ class TracingClient:
         with trace.acting_as("gateway"):
             client = self._app.test_client()  # one per call: safe across threads
             response = client.open(path, method=method, json=body, **kwargs)
-        kind = "ok"
-        if response.headers.get("Idempotent-Replayed") == "true":
+        kind, note = "ok", ""
+        replayed = response.headers.get("Idempotent-Replayed") == "true"
+        if replayed:
             kind = "replay"
         elif response.status_code >= 500:
             kind = "error"
         elif response.status_code >= 400:
             kind = "refused"
+        elif method == "POST" and path == "/chat" and trace.recording:
+            answered = response.get_json(silent=True)
+            marked, note = trace.marks.chat(body, response.status_code, answered, replayed)
+            kind = marked or kind
         answer = response.get_data(as_text=True).strip()
-        trace.record("gateway", "client", clip(f"{response.status_code} {answer}", 160), kind)
+        trace.record("gateway", "client", clip(f"{response.status_code} {answer}", 160), kind, note)
         return response
 
     def post(self, path: str, body: object = None, **kwargs: Any) -> Any:
@@ -204,9 +246,10 @@ def events_from(untrusted: object, limit: int = 400) -> list[Event]:
     if not isinstance(untrusted, list):
         return events
     for item in untrusted[:limit]:
-        if not (isinstance(item, list) and len(item) == 4):
+        if not (isinstance(item, list) and len(item) in (4, 5)):
             continue
-        source, target, label, kind = (str(part) for part in item)
+        source, target, label, kind, *rest = (str(part) for part in item)
+        note = rest[0] if rest and rest[0] in NOTES else ""
         if source in LANES and target in LANES and kind in KINDS:
-            events.append(Event(source, target, clean_text(label, 160), kind))
+            events.append(Event(source, target, clean_text(label, 160), kind, note))
     return events

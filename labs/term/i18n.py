@@ -78,6 +78,13 @@ def use(language: str) -> None:
     os.environ["LAB_LANG"] = language  # the check processes a command starts speak it too
 
 
+def use_translations(translations: gettext.NullTranslations) -> None:
+    """Look every message up in translations from now on: the dashboard's check process
+    words each one in every language at once (web/phrases.py)."""
+    global _active
+    _active = translations
+
+
 def current() -> str:
     """The language in use."""
     return _active_language

@@ -30,6 +30,14 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SHOTS = REPO_ROOT / "test-output" / "screenshots"
+# The screens a learner uses: a laptop, and a phone held upright.
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+SCREENS = {"desktop": DESKTOP, "phone": PHONE}
+# The accessibility checker the tests inject into each page (web/static/VERSIONS says which).
+AXE = REPO_ROOT / "web" / "static" / "vendor" / "axe.min.js"
+# The impacts axe-core calls serious or critical: none may be found on any page.
+BLOCKING = ("serious", "critical")
 DOCS = REPO_ROOT / "docs"
 # The size of the committed screenshots, and of the tabs (so the clip is the whole viewport).
 DOCS_CLIP = {"width": 1100, "height": 700}
@@ -102,13 +110,21 @@ def page(browser: Any) -> Iterator[Any]:
         context.close()
 
 
-def screenshot(tab: Any, name: str, *, docs: bool = False, docs_from: str = "") -> Path:
+def screenshot(
+    tab: Any,
+    name: str,
+    *,
+    docs: bool = False,
+    docs_from: str = "",
+    clip: dict[str, int] = DOCS_CLIP,
+) -> Path:
     """Save the whole page to test-output/screenshots.
 
     With docs and UPDATE_DOCS_SCREENSHOTS=1 (set by `python -m web.screenshots`), also a
-    DOCS_CLIP-sized part of the page as docs/dashboard-<name>.png, what the README shows:
-    from the top, or from the element docs_from selects when the point of the picture is
-    lower down. web/screenshots.py lists every such name and what it is made from.
+    clip-sized part of the page (DOCS_CLIP, or PHONE for a phone's picture) as
+    docs/dashboard-<name>.png, what the README shows: from the top, or from the element
+    docs_from selects when the point of the picture is lower down. web/screenshots.py lists
+    every such name and what it is made from.
     """
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
@@ -119,9 +135,9 @@ def screenshot(tab: Any, name: str, *, docs: bool = False, docs_from: str = "") 
         top = max(0, int(box["y"]) - 12) if box else 0
         # Near the end of the page, start higher so the picture is a full DOCS_CLIP still.
         height = tab.evaluate("document.documentElement.scrollHeight")
-        top = max(0, min(top, height - DOCS_CLIP["height"]))
+        top = max(0, min(top, height - clip["height"]))
         save_small_png(
-            tab.screenshot(full_page=True, clip={"x": 0, "y": top, **DOCS_CLIP}),
+            tab.screenshot(full_page=True, clip={"x": 0, "y": top, **clip}),
             DOCS / f"dashboard-{name}.png",
         )
     return path
@@ -136,3 +152,26 @@ def save_small_png(png: bytes, path: Path) -> None:
     palette = image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     path.parent.mkdir(exist_ok=True)
     palette.save(path, "PNG", optimize=True)
+
+
+def overflow(tab: Any) -> dict[str, int]:
+    """How wide the page is against its viewport, in CSS px."""
+    found: dict[str, int] = tab.evaluate(
+        "() => ({scroll: document.documentElement.scrollWidth, viewport: window.innerWidth})"
+    )
+    return found
+
+
+def blocking_violations(tab: Any) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now, one line each."""
+    tab.add_script_tag(path=str(AXE))
+    found: list[dict[str, Any]] = tab.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+            .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                        nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))"""
+    )
+    return [
+        f"{v['impact']} {v['id']}: {v['help']} at {v['nodes']}"
+        for v in found
+        if v["impact"] in BLOCKING
+    ]

@@ -92,3 +92,13 @@ def wait_for(client: FlaskClient, url: str, pattern: str, seconds: float = 20) -
 def finished_checks(client: FlaskClient, tree: str, store: str = "memory") -> str:
     """Poll the checks fragment like the page does until the run has finished; return it."""
     return wait_for(client, f"/checks?tree={tree}&store={store}", r'data-running="no"', seconds=180)
+
+
+def diagrams(client: FlaskClient, page: str) -> dict[str, str]:
+    """Each finished row's diagram, fetched as the page fetches it when the row is opened."""
+    return {
+        key: client.get(html.unescape(url), headers=HTMX).text
+        for key, url in re.findall(
+            r'<details [^>]*data-check="([\w-]+)".*?hx-get="(/checks/diagram/[^"]+)"', page, re.S
+        )
+    }

@@ -16,8 +16,13 @@ __all__ = ["browser", "live_url", "page"]  # fixtures, imported so pytest finds 
 def run_checks(tab: Any, url: str, tree: str) -> dict[str, str]:
     """Choose a tree, press Run, wait for the rows; return each check's shown status."""
     tab.goto(f"{url}/checks")
-    tab.check(f'input[name="tree"][value="{tree}"]')
-    tab.click("#run-checks")
+    radio = tab.locator(f'input[name="tree"][value="{tree}"]')
+    if not radio.is_checked():  # choosing a tree fetches its results: let that land first
+        with tab.expect_response(lambda answer: "/checks?" in answer.url):
+            radio.check()
+    # The results of an earlier run may show until Run's answer replaces them: wait for it.
+    with tab.expect_response(lambda answer: answer.url.endswith("/checks/run")):
+        tab.click("#run-checks")
     tab.wait_for_selector(
         f'#check-summary[data-state="finished"]:has-text("{tree}")', timeout=120_000
     )
@@ -34,9 +39,14 @@ def test_the_starter_shows_exactly_checks_3_4_5_red(page: Any, live_url: str) ->
     assert {k for k, v in shown.items() if k.isdigit() and v == "fail"} == {"3", "4", "5"}
     assert page.locator('details[data-check="3"] .mark').inner_text() == "✗ FAIL"
     page.click('details[data-check="3"] summary')
-    diagram = page.locator('details[data-check="3"] figure.sequence svg')
-    assert diagram.is_visible()
+    diagram = page.wait_for_selector('details[data-check="3"] figure.sequence svg')
+    assert diagram.is_visible()  # fetched when the row was opened
     screenshot(page, "checks-starter", docs=True)
+    page.click('details[data-check="3"] summary')  # closed again
+    page.click('details[data-check="4"] summary')
+    forbidden = page.wait_for_selector('details[data-check="4"] g.arrow.through')
+    assert "WENT THROUGH" in forbidden.inner_html()
+    screenshot(page, "checks-went-through", docs=True, docs_from='details[data-check="4"]')
 
 
 def test_the_solution_shows_six_green(page: Any, live_url: str) -> None:
@@ -234,3 +244,40 @@ def test_a_repeated_client_id_that_makes_a_new_run_is_flagged(page: Any, live_ur
     assert (
         outcome.inner_text().startswith("⚠") and f"already made run {first}" in outcome.inner_text()
     )
+
+
+def test_a_run_opened_while_pending_follows_it_to_its_end(page: Any, live_url: str) -> None:
+    """A pending run's page polls; when a worker picks the run up it moves live, and once the
+    run is done the page stops polling."""
+    page.goto(f"{live_url}/runs/solution")
+    run_id = send(page, "pending-then-played")
+    page.goto(f"{live_url}/runs/solution/{run_id}")
+    assert page.locator("#run-status").inner_text() == "pending"
+    assert page.locator("#run-body").get_attribute("hx-trigger")  # waiting for a worker
+    worker = page.context.new_page()  # another tab switches the demo executor on
+    worker.goto(f"{live_url}/runs/solution")
+    worker.click("#demo-on")
+    try:
+        page.wait_for_selector('#run-status:has-text("streaming")', timeout=30_000)
+        page.wait_for_selector('#run-status:has-text("done")', timeout=30_000)
+        page.wait_for_selector("#run-body:not([hx-trigger])", state="attached")
+    finally:
+        worker.click("#demo-off")
+        worker.wait_for_selector('#executor-state:has-text("off")')
+
+
+def test_reload_and_language_switch_after_a_run_show_that_run(page: Any, live_url: str) -> None:
+    """After Run the address is the page's own: F5 is no 405, and a language link keeps the
+    tree and the store."""
+    run_checks(page, live_url, "solution")
+    assert page.url.endswith("/checks?tree=solution&store=memory"), page.url
+    reloaded = page.reload()
+    assert reloaded is not None and reloaded.status == 200
+    assert "6 passed, 0 failed" in page.locator("#check-summary").inner_text()
+    page.click("nav.lang a[hreflang='zh-CN']")
+    page.wait_for_selector("html[lang='zh-CN']")
+    assert page.is_checked('input[name="tree"][value="solution"]')
+    assert "6 项通过，0 项失败" in page.locator("#check-summary").inner_text()
+    page.click("nav.lang a[hreflang='en']")
+    page.wait_for_selector("html[lang='en']")
+    assert page.is_checked('input[name="tree"][value="solution"]')

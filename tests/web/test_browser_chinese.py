@@ -9,7 +9,7 @@ import pytest
 
 from labs.review import texts
 
-from .browser import browser, live_url, page, screenshot
+from .browser import DOCS_CLIP, browser, live_url, page, screenshot
 
 pytestmark = pytest.mark.browser
 __all__ = ["browser", "live_url", "page"]  # fixtures, imported so pytest finds them
@@ -51,3 +51,29 @@ def test_the_language_link_switches_and_is_remembered(page: Any, live_url: str) 
     assert question in page.inner_text("main")
     page.click("text=English")
     page.wait_for_selector("html[lang='en']")
+
+
+def test_the_runs_page_in_chinese_shows_a_refusal_and_its_tables(
+    browser: Any, live_url: str
+) -> None:
+    """On the solution's bench in Chinese a forced done → running is refused, and the graph's
+    table counts it."""
+    context = browser.new_context(viewport=dict(DOCS_CLIP), device_scale_factor=1)
+    tab = context.new_page()
+    try:
+        tab.goto(f"{live_url}/runs/solution?lang=zh_CN")
+        tab.fill("#send-client-id", "zh-refused")
+        tab.click("#send")
+        tab.wait_for_selector("tr[data-run]")
+        row = tab.locator("tr[data-run]").first
+        for target in ("running", "done"):
+            row.locator(f'button.move[data-target="{target}"]').click()
+            tab.wait_for_selector(f'tr[data-run][data-status="{target}"]')
+        tab.locator("tr[data-run] button.force").first.click()
+        tab.wait_for_selector("#last-outcome.refused")
+        tab.click("#graph-tables summary")
+        refused = tab.locator('#graph-tables tr[data-edge="done-running"] td').all_inner_texts()
+        assert refused[1:] == ["否", "0", "1", "0"], refused
+        screenshot(tab, "runs-zh", docs=True, docs_from="#last-outcome")
+    finally:
+        context.close()

@@ -7,7 +7,16 @@ from typing import Any
 
 import pytest
 
-from .browser import browser, page, screenshot, serve_dashboard
+from .browser import (
+    PHONE,
+    SCREENS,
+    blocking_violations,
+    browser,
+    overflow,
+    page,
+    screenshot,
+    serve_dashboard,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 __all__ = ["browser", "page"]  # fixtures, imported so pytest finds them
@@ -56,3 +65,30 @@ def test_a_small_race_duplicates_on_the_naive_path_and_not_under_the_constraint(
     assert guarded.count() == 1 and guarded.get_attribute("data-rows") == "1"
     assert "one row, no duplicates" in guarded.inner_text()
     screenshot(page, "race", docs=True)
+
+
+def test_the_catalog_and_the_race_fit_every_screen_and_pass_axe(
+    browser: Any, postgres_url: str
+) -> None:
+    """The database catalog and a race's outcome, on a laptop and a phone, in English and
+    Chinese: never wider than the screen, nothing serious or critical for axe-core."""
+    for width, viewport in SCREENS.items():
+        context = browser.new_context(viewport=viewport, device_scale_factor=1)
+        tab = context.new_page()
+        try:
+            for lang in ("en", "zh_CN"):
+                for path in ("/database", "/race"):
+                    tab.goto(f"{postgres_url}{path}?lang={lang}")
+                    if path == "/race":  # the form's own answer: the outcome table
+                        tab.fill("#race-requests", "6")
+                        tab.click("#run-race")
+                        tab.wait_for_selector("#race-result td.verdict", timeout=60_000)
+                    where = f"{path} ({lang}, {width})"
+                    sizes = overflow(tab)
+                    assert sizes["scroll"] <= sizes["viewport"], f"{where}: {sizes}"
+                    assert blocking_violations(tab) == [], where
+                    if width == "phone" and lang == "en":
+                        name = f"phone-{path.strip('/')}"
+                        screenshot(tab, name, docs=True, clip=PHONE)
+        finally:
+            context.close()

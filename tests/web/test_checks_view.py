@@ -16,16 +16,30 @@ from labs.checking.extra import EXTRA_CHECKS
 from labs.trees.finding import REPO_ROOT
 
 from .conftest import make_app
-from .pages import HTMX, check_statuses, failing_checks, finished_checks, form_error
+from .pages import (
+    HTMX,
+    check_statuses,
+    diagrams,
+    failing_checks,
+    finished_checks,
+    form_error,
+)
 
 # What the lab promises: the starter as shipped fails exactly these; the solution none.
 PROMISED_FAILURES = {"starter": {"3", "4", "5"}, "solution": set()}
 
 
 def run_checks(client: FlaskClient, tree: str, **headers: str) -> str:
-    """Press "Run the checks" for a tree on the memory store; return the finished results."""
+    """Press "Run the checks" for a tree on the memory store; return the finished results.
+
+    htmx gets the results section; a form posted without it is sent to the page's address.
+    """
     answer = client.post("/checks/run", data={"tree": tree, "store": "memory"}, headers=headers)
-    assert answer.status_code == 200, answer.text
+    if headers.get("HX-Request"):
+        assert answer.status_code == 200, answer.text
+    else:
+        assert answer.status_code == 303, answer.text
+        assert answer.headers["Location"] == f"/checks?tree={tree}&store=memory"
     return finished_checks(client, tree)
 
 
@@ -88,8 +102,7 @@ def test_a_failed_row_says_what_went_wrong_and_where_to_edit(client: FlaskClient
 
 def test_each_row_draws_its_trace_as_a_sequence_diagram(client: FlaskClient) -> None:
     """The solution's check 3 diagram marks the replay; check 4 marks the refusal."""
-    page = run_checks(client, "solution")
-    rows = dict(re.findall(r'data-check="(\d)" data-status="\w+">(.*?)</details>', page, re.S))
+    rows = diagrams(client, run_checks(client, "solution"))
     for row in rows.values():
         assert all(f">{lane}</text>" in row for lane in ("client", "gateway", "store", "worker"))
     assert '<g class="arrow replay">' in rows["3"] and "↺ REPLAY" in rows["3"]
@@ -126,6 +139,49 @@ def test_an_infinite_loop_becomes_a_failed_row_not_a_hung_dashboard(
     keys.write_text(looping)
     page = run_checks(impatient_app.test_client(), "starter")
     assert "timed out after 4 s" in page
+    assert failing_checks(page) == {"1", "2", "3", "4", "5", "6"}
+
+
+@pytest.fixture
+def stuck_app(tree_copy: Path) -> Iterator[Flask]:
+    """A dashboard whose starter is a private copy, each check stopped after 2 s."""
+    yield from make_app(
+        TREES={"starter": str(tree_copy), "solution": "solution"}, CHECK_EACH_TIMEOUT=2.0
+    )
+
+
+def key_line(tree_copy: Path, replacement: str) -> int:
+    """Replace the copy's key line (the TODO(check 3) body); return the first line replaced."""
+    keys = tree_copy / "shared" / "keys.py"
+    shipped = keys.read_text()
+    line = '    material = f"{session_id}\\x1f{time.time_ns()}"\n'
+    assert line in shipped, "the starter's key line moved: update this test"
+    keys.write_text(shipped.replace(line, replacement))
+    return shipped[: shipped.index(line)].count("\n") + 1
+
+
+def test_timed_out_rows_point_at_the_line_the_tree_was_stuck_on(
+    stuck_app: Flask, tree_copy: Path
+) -> None:
+    """An endless loop in keys.py: the rows that time out hint at the loop, not routes.py:1."""
+    line = key_line(tree_copy, "    while True:\n        pass\n    material = ''\n")
+    page = run_checks(stuck_app.test_client(), "starter")
+    rows = re.findall(r'<details [^>]*data-check="([\w-]+)"(.*?)</details>', page, re.S)
+    hints = {key: "".join(re.findall(r'<code class="hint"[^>]*>([^<]*)', row)) for key, row in rows}
+    for check in ("1", "3", "6"):
+        # The loop's two lines: the host was stopped on one of them.
+        assert re.search(rf"learner/shared/keys.py:({line}|{line + 1}) ", hints[check]), hints
+        assert "idempotency_key_for" in hints[check]
+    assert "routes.py:1" not in page and "queries.py:1" not in page
+
+
+def test_a_syntax_error_row_names_the_file_with_the_trees_path(
+    learner_app: Flask, tree_copy: Path
+) -> None:
+    """A tree that does not import: the row names the file and line, with the tree's folder."""
+    line = key_line(tree_copy, "    material = (\n")
+    page = run_checks(learner_app.test_client(), "starter")
+    assert f"{tree_copy}/shared/keys.py:{line})" in page
     assert failing_checks(page) == {"1", "2", "3", "4", "5", "6"}
 
 

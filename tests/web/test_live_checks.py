@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,3 +93,35 @@ def test_a_second_check_run_is_refused_while_one_goes_on(gated_app: Flask, gate:
     finished_checks(client, "starter")
     start(client, "solution")
     assert failing_checks(finished_checks(client, "solution")) == set()
+
+
+def poll_url(page: str) -> str:
+    """The address the results' poller asks, as the page holds it."""
+    found = re.search(r'<div id="checks-poll"[^>]*hx-get="([^"]+)"', page)
+    assert found, "the page does not poll"
+    return html.unescape(found.group(1))
+
+
+def test_a_poll_gets_nothing_while_nothing_changed_and_only_the_changed_rows_after(
+    gated_app: Flask, gate: Path
+) -> None:
+    """While check 4 waits, the poll is an empty 204; once rows change, only they come, out of
+    band, without a single diagram; the summary comes into the live region that stays."""
+    client = gated_app.test_client()
+    start(client, "starter")
+    page = wait_for(
+        client, "/checks?tree=starter&store=memory", r'data-check="4" data-status="running"'
+    )
+    waiting = client.get(poll_url(page), headers=HTMX)
+    assert waiting.status_code == 204 and waiting.data == b""
+    gate.touch()
+    finished_checks(client, "starter")
+    answer = client.get(poll_url(page), headers=HTMX)
+    assert answer.status_code == 200 and "<svg" not in answer.text
+    sent = set(
+        re.findall(r'<details [^>]*data-check="([\w-]+)"[^>]*hx-swap-oob="true"', answer.text)
+    )
+    assert "4" in sent and not sent & {"1", "2", "3"}  # those had not changed
+    assert re.search(r'id="check-summary" data-state="finished" hx-swap-oob="true"', answer.text)
+    assert 'id="checks-status"' not in answer.text  # the live region itself is never replaced
+    assert 'hx-trigger="every' not in answer.text  # the run is over: polling stops

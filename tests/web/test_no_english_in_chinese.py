@@ -29,7 +29,7 @@ from web.jobs import HeavyJobs
 from web.views.race import race_job
 
 from .conftest import make_app
-from .pages import HTMX, finish, finished_checks, send, wait_for
+from .pages import HTMX, diagrams, finish, finished_checks, send, wait_for
 
 CHINESE = {"Accept-Language": "zh-CN"}
 UNREACHABLE = "postgresql://lab:lab@127.0.0.1:1/lab"
@@ -255,7 +255,9 @@ def test_the_check_pages_in_chinese(chinese_app: Flask) -> None:
     client = chinese_app.test_client()
     client.get("/checks?lang=zh_CN")
     pages = {"empty": zh(client, "/checks")}
-    started = client.post("/checks/run", data={"tree": "solution", "store": "memory"})
+    started = client.post(
+        "/checks/run", data={"tree": "solution", "store": "memory"}, follow_redirects=True
+    )
     pages["started"] = started.text
     pages["busy"] = client.post(
         "/checks/run", data={"tree": "starter", "store": "memory"}, headers=HTMX
@@ -265,6 +267,8 @@ def test_the_check_pages_in_chinese(chinese_app: Flask) -> None:
     client.post("/checks/run", data={"tree": "starter", "store": "memory"})
     finished_checks(client, "starter")
     pages["starter"] = zh(client, "/checks?tree=starter&store=memory")
+    for key, diagram in diagrams(client, pages["starter"]).items():
+        pages[f"starter's diagram {key}"] = diagram
     lab = chinese_app.extensions["mini_koda_lab"]
     lab.check_timeout = 0.05
     client.post("/checks/run", data={"tree": "starter", "store": "memory"})

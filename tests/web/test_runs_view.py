@@ -86,7 +86,7 @@ def test_appending_a_duplicate_seq(client: FlaskClient, tree: str) -> None:
     """The starter stores a second seq 0; the solution refuses it, leaving one message."""
     run_id, _ = send(client, tree)
     page = client.post(f"/runs/{tree}/{run_id}/duplicate-seq", headers=HTMX).text
-    messages = re.search(rf'data-run="{run_id}".*?<td>(\d+)</td>', page, re.S)
+    messages = re.search(rf'data-run="{run_id}".*?<td data-label="messages">(\d+)</td>', page, re.S)
     assert messages is not None
     assert int(messages.group(1)) == (2 if LETS_IT_THROUGH[tree] else 1)
     assert ("STORED TWICE" if LETS_IT_THROUGH[tree] else "REFUSED") in last_outcome(page)
@@ -225,12 +225,21 @@ def test_move_buttons_follow_the_lifecycle(client: FlaskClient, tree: str) -> No
     assert move_buttons(page, pending)[0] == "running"  # the usual next step comes first
 
 
-def test_a_table_longer_than_one_batch_of_the_host_is_read_whole(client: FlaskClient) -> None:
-    """160 runs (the starter makes one per duplicate) are read in batches: all are listed."""
+def test_a_table_longer_than_one_batch_of_the_host_is_read_whole_and_paged(
+    client: FlaskClient,
+) -> None:
+    """160 runs (the starter makes one per duplicate) are read in batches: the graph counts them
+    all, the table shows the newest 50 with a link to the older ones, the last page the rest."""
     for _burst in range(5):
         answer = client.post(
             "/runs/starter/burst", data={"message": "hi", "copies": "32"}, headers=HTMX
         )
         assert answer.status_code == 200, answer.text
     page = client.get("/runs/starter", headers=HTMX)
-    assert page.status_code == 200 and len(run_ids(page.text)) == 160
+    assert page.status_code == 200 and len(run_ids(page.text)) == 50
+    assert "page 1 of 4, 160 runs" in page.text and 'id="older-runs"' in page.text
+    counted = re.findall(r'<tr data-state="\w+"><td>\w+</td><td>(\d+)</td>', page.text)
+    assert sum(int(count) for count in counted) == 160
+    last = client.get("/runs/starter?page=4", headers=HTMX).text
+    assert len(run_ids(last)) == 10 and not set(run_ids(last)) & set(run_ids(page.text))
+    assert 'id="older-runs"' not in last and 'rel="prev"' in last

@@ -11,9 +11,9 @@ from PIL import Image
 
 from labs.trees.finding import REPO_ROOT
 from web import screenshots
-from web.screenshots import COMMAND, MANIFEST, SHOTS, manifest, picture, stale
+from web.screenshots import COMMAND, MANIFEST, SHOTS, manifest, phone, picture, stale
 
-from .browser import DOCS_CLIP
+from .browser import DOCS_CLIP, PHONE
 
 
 def test_the_pictures_in_docs_were_made_from_the_current_sources() -> None:
@@ -26,14 +26,17 @@ def test_the_pictures_in_docs_were_made_from_the_current_sources() -> None:
 
 
 def test_every_picture_in_docs_is_one_the_command_makes() -> None:
-    """No picture in docs/ is left out of the manifest, and each is a small-laptop screenful."""
+    """No picture in docs/ is left out of the manifest, and each is a screenful: a small
+    laptop's, or a phone's for the pictures taken at a phone's width."""
     in_docs = {p.name for p in (REPO_ROOT / "docs").glob("dashboard-*.png")}
     assert in_docs == {picture(name).name for name in SHOTS}
     recorded = json.loads((REPO_ROOT / MANIFEST).read_text(encoding="utf-8"))
     assert set(recorded["shots"]) == set(SHOTS)
+    assert any(phone(name) for name in SHOTS) and not all(phone(name) for name in SHOTS)
     for name in SHOTS:
+        screen = PHONE if phone(name) else DOCS_CLIP
         with Image.open(picture(name)) as image:
-            assert image.size == (DOCS_CLIP["width"], DOCS_CLIP["height"])
+            assert image.size == (screen["width"], screen["height"]), name
 
 
 @pytest.fixture

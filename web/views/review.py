@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 import htmx_flask  # type: ignore[import-untyped]
-from flask import Blueprint, Response, abort, current_app, request
+from flask import Blueprint, Response, abort, current_app, g, request
 
 from labs.review import checklist, questions, texts
 
@@ -28,7 +28,19 @@ bp = Blueprint("review", __name__, url_prefix="/review")
 @bp.before_request
 def speak_the_pages_language() -> None:
     """Read the texts in the language the page is shown in, where the dashboard chose one."""
-    texts.REQUEST_LANGUAGE.set(page_language())
+    g.review_language = texts.REQUEST_LANGUAGE.set(page_language())
+
+
+@bp.teardown_request
+def stop_speaking_it(_error: BaseException | None) -> None:
+    """Once the page is made, the thread speaks its own language again (a test, or the next
+    request of a server thread, must not inherit this page's)."""
+    token = g.pop("review_language", None)
+    if token is not None:
+        try:
+            texts.REQUEST_LANGUAGE.reset(token)
+        except ValueError:  # set in another context: leave that context's value alone
+            texts.REQUEST_LANGUAGE.set(None)
 
 
 ANSWER_LIMIT = 5000

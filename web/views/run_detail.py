@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
-from flask import Blueprint, Response, abort
+import htmx_flask  # type: ignore[import-untyped]
+from flask import Blueprint, Response, abort, request
 
 from ..bench import MOVING
 from ..i18n import _
@@ -28,6 +30,7 @@ def run_context(tree: str, run_id: str) -> dict[str, Any]:
         abort(503, bench.down(error))
     entries = bench.journal.entries(run_id)
     status = str(run.status)
+    seen = (status, [(m.seq, m.role, m.content) for m in messages], len(entries))
     return {
         "tree": tree,
         "trees": list(lab().trees),
@@ -36,11 +39,18 @@ def run_context(tree: str, run_id: str) -> dict[str, Any]:
         "status": status,
         "entries": entries,
         "strip": message_strip(messages, entries),
-        "moving": status in MOVING and bench.executor.active,
+        # Polled until the run ends, whoever moves it: a worker may pick a pending run up
+        # at any time, and the page must then follow it.
+        "moving": status in MOVING,
+        "version": hashlib.sha256(repr(seen).encode()).hexdigest()[:16],
     }
 
 
 @bp.get("/<run_id>")
 def page(tree: str, run_id: str) -> Response:
-    """The run page; polled as a fragment while the run is moving."""
-    return render_view("run.html", "partials/run_body.html", run_context(tree, run_id))
+    """The run page; polled as a fragment until the run ends (204 while nothing changed)."""
+    context = run_context(tree, run_id)
+    since = request.args.get("since")
+    if since and htmx_flask.request.htmx and since == context["version"]:
+        return Response(status=204)
+    return render_view("run.html", "partials/run_body.html", context)

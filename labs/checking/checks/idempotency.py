@@ -37,11 +37,12 @@ def idempotency(ctx: CheckContext) -> None:
     """The key follows the rule with and without a clientMessageId; one row per key, in a race."""
     keys_hint, store_hint = ctx.hint("shared/keys.py", 3), ctx.schema_or("infra/memory.py", 3)
     mine, theirs = ctx.new_session(), ctx.new_session()
+    # The repeated request goes first, so a diagram of a failing key shows the run it made.
+    request = {"sessionId": mine, "message": ctx.text(), "clientMessageId": ctx.token("c")}
+    first, second = ctx.post("/chat", request), ctx.post("/chat", request)
     keys_with_a_client_id(ctx, mine, theirs, keys_hint)
     keys_without_a_client_id(ctx, mine, theirs, keys_hint)
-    request = {"sessionId": mine, "message": ctx.text(), "clientMessageId": ctx.token("c")}
     key = ctx.key(mine, str(request["clientMessageId"]), str(request["message"]))
-    first, second = ctx.post("/chat", request), ctx.post("/chat", request)
     run_id = first.field("runId")
     expect(
         first.status == second.status == 202 and run_id is not None,
