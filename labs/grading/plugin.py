@@ -100,6 +100,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N[%]",
         help="exit 1 when the score is under N points (or N%% of the points graded)",
     )
+    group.addoption(
+        "--lab-strict",
+        action="store_true",
+        help="score 0 the criteria whose region code reaches outside the lesson",
+    )
+    group.addoption(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="grade even where no sandbox can be had: the learner's code runs as you",
+    )
 
 
 FAIL_UNDER = re.compile(r"\d+(\.\d+)?%?")
@@ -153,12 +163,21 @@ def pytest_configure(config: pytest.Config) -> None:
             f"--lab-fail-under {fail_under!r}: give points (60) or a percentage (60%)"
         )
     criteria = chosen_criteria(config)
+    from labs.sandbox.errors import NoIsolationError
+    from labs.sandbox.modes import allow_unsafe, require_isolation
+
+    allow_unsafe(config.getoption("unsafe_no_sandbox"))
+    try:
+        require_isolation()
+    except NoIsolationError as error:
+        raise pytest.UsageError(str(error)) from None
     migrations = config.getoption("lab_migrations")
     grader = Grader(
         root,
         timeout=config.getoption("lab_timeout"),
         database_url=os.environ.get("DATABASE_URL") or None,
         migrations=Path(migrations).resolve() if migrations else None,
+        strict=config.getoption("lab_strict"),
     )
     config.stash[GRADING] = GradingRun(
         grader,
@@ -231,16 +250,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     run = session.config.stash.get(GRADING, None)
     if run is None:
         return
-    from labs.checking.results import write_results
+    import json
 
+    from .errors import OutputError
+    from .outputs import write_safely
     from .results import results_json
 
     error = "; ".join(run.errors)
     run.grader.annotate(run.grade)
     try:
-        write_results(results_json(run.grade, error), run.results)
-    except OSError as problem:
-        run.errors.append(f"could not write {run.results}: {problem}")
+        write_safely(run.results, json.dumps(results_json(run.grade, error), indent=2) + "\n")
+    except OutputError as problem:
+        run.errors.append(str(problem))
     needed = run.needed()
     if run.errors:
         session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
