@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from labs.sandbox.box import url_needs_network
 from labs.sandbox.errors import NoIsolationError
 from labs.sandbox.modes import UNSAFE_FLAG, allow_unsafe, machine_isolation
+from labs.sandbox.network import url_needs_network
 from labs.term import i18n
 from labs.term.i18n import _
 

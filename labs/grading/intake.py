@@ -165,11 +165,9 @@ def unpack_zip(source: Path, destination: Path) -> Intake:
         with zipfile.ZipFile(source) as archive:
             members = archive.infolist()
             check_size(len(members), sum(m.file_size for m in members))
-            folders = {
-                parent
-                for m in members
-                for parent in PurePosixPath(m.filename.replace("\\", "/")).parents
-            }
+            paths = [PurePosixPath(m.filename.replace("\\", "/")) for m in members]
+            folders = {parent for path in paths for parent in path.parents}
+            folders |= {path for path, m in zip(paths, members, strict=True) if m.is_dir()}
             check_folders(len(folders), max((len(f.parts) for f in folders), default=0))
             for member in members:
                 relative = safe_name(member.filename)

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from labs.checking.results import OUTPUT_LIMIT
 from labs.checking.runner import Report, run_checks
-from labs.sandbox.box import STOPPED, url_needs_network
+from labs.sandbox.box import STOPPED
 from labs.sandbox.launcher import SandboxedLauncher
+from labs.sandbox.network import url_needs_network
 
 from ..untrusted import clean_text
 from .criteria import Outcome

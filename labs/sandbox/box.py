@@ -32,11 +32,10 @@ import signal
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
-from urllib.parse import parse_qs, urlsplit
 
 from labs.trees.finding import REPO_ROOT
 
@@ -45,6 +44,7 @@ from .cgroups import Cgroup
 from .files import remove_tree
 from .limits import Isolation, Limits
 from .modes import find_bwrap, require_isolation
+from .network import socket_folder
 from .reading import read_to_end
 from .trampoline import covers, network_namespaces, trampoline
 from .users import Slot, kill_user
@@ -281,16 +281,6 @@ class Sandbox:
                 self.slot.release()
 
 
-@contextlib.contextmanager
-def sandbox(limits: Limits | None = None, *, network: bool = False) -> Iterator[Sandbox]:
-    """A Sandbox for the length of a with-block."""
-    box = Sandbox(limits, network=network)
-    try:
-        yield box
-    finally:
-        box.close()
-
-
 def run_sandboxed(
     argv: Sequence[str],
     *,
@@ -301,20 +291,5 @@ def run_sandboxed(
     network: bool = False,
 ) -> Finished:
     """Run one command in a sandbox of its own (a typecheck, a migration) and clean up."""
-    with sandbox(limits, network=network) as box:
+    with Sandbox(limits, network=network) as box:
         return box.run(argv, timeout=timeout, env=env, cwd=cwd)
-
-
-def socket_folder(database_url: str | None) -> list[Path]:
-    """The folder of the server's Unix socket a URL names (`?host=/path`), if it names one."""
-    if not database_url or url_needs_network(database_url):
-        return []
-    folder = parse_qs(urlsplit(database_url).query).get("host", [""])[0]
-    return [Path(folder)] if folder.startswith("/") and Path(folder).is_dir() else []
-
-
-def url_needs_network(database_url: str) -> bool:
-    """Whether a database URL is reached over TCP (a Unix socket needs no network)."""
-    parts = urlsplit(database_url)
-    socket_dir = parse_qs(parts.query).get("host", [""])[0]
-    return not (socket_dir.startswith("/") or (parts.hostname or "").startswith("%2f"))

@@ -49,9 +49,9 @@ def python_folders() -> list[str]:
     found: list[str] = []
     bin_folder = os.path.dirname(sys.executable)
     venv = os.path.dirname(bin_folder)  # the virtualenv of the interpreter, even under -S
-    executable = (bin_folder, os.path.dirname(os.path.realpath(sys.executable)))
+    executable = [bin_folder, os.path.dirname(os.path.realpath(sys.executable))]
     if os.path.isfile(os.path.join(venv, "pyvenv.cfg")):
-        executable += (venv,)
+        executable.append(venv)
     for path in (sys.base_prefix, sys.prefix, *executable):
         for candidate in {path, os.path.realpath(path)}:
             if candidate.startswith("/usr/") or any(

@@ -31,8 +31,9 @@ from labs.checking.launch import HOST_MODULE, host_command
 from labs.checking.pipes import PipeHost
 from labs.checking.protocol import HostProcess, HostSpec, Launcher
 
-from .box import Sandbox, url_needs_network
+from .box import Sandbox
 from .limits import Limits
+from .network import url_needs_network
 
 
 class SandboxedHost(PipeHost):

@@ -348,3 +348,45 @@ def test_a_zip_with_too_many_entries_is_refused(tmp_path: Path) -> None:
     archive = zip_of(tmp_path / "many.zip", {f"f{n}.py": b"" for n in range(2001)})
     with pytest.raises(BrokenSubmissionError, match="more than 2000 files"):
         take_in(archive, tmp_path / "scratch")
+
+
+MEMORY_HOG = """
+import os, time
+for _ in range(4):
+    if os.fork() == 0:
+        block = bytearray(200 * 1024 * 1024)
+        for at in range(0, len(block), 4096):
+            block[at] = 1
+        time.sleep(30)
+        os._exit(0)
+time.sleep(30)
+"""
+FORK_STORM = """
+import os, time
+for _ in range(300):
+    try:
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+    except OSError:
+        pass
+time.sleep(30)
+"""
+
+
+def test_children_that_together_pass_the_memory_cap_stop_the_submission(mode: Mode) -> None:
+    """Four children of 200 MB, each under every per-process limit: stopped at 512 MB together."""
+    started = time.monotonic()
+    done = run_sandboxed(python(MEMORY_HOG), timeout=60, limits=Limits(memory=512 * 1024 * 1024))
+    assert "used more than 512 MB of memory" in done.stopped
+    assert done.returncode is None and not done.timed_out
+    assert time.monotonic() - started < 30
+
+
+def test_forking_past_the_process_cap_stops_the_submission(mode: Mode) -> None:
+    """300 sleeping children: the submission is stopped at its cap of 128, and none survives."""
+    with Sandbox() as box:
+        done = box.run(python(FORK_STORM), timeout=60)
+        assert "more than 128 processes" in done.stopped
+        if box.uid is not None:
+            assert processes_of(box.uid) == []
