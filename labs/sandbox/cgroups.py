@@ -91,8 +91,9 @@ class Cgroup:
                     swap.write_text(str(self.limits.memory))
             else:
                 (self.memory / "memory.max").write_text(str(self.limits.memory))
-                (self.memory / "memory.swap.max").write_text("0")
-                (self.memory / "memory.oom.group").write_text("1")
+                for name, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
+                    with contextlib.suppress(OSError):  # without swap accounting, no swap.max
+                        (self.memory / name).write_text(value)
             (self.pids / "pids.max").write_text(str(self.limits.processes))
         except OSError:
             self.remove()

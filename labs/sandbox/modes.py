@@ -96,11 +96,13 @@ def cgroups_available() -> bool:
 def machine_isolation(network: bool = False) -> Isolation:
     """What a sandbox gives on this machine (network=True: one that keeps the network)."""
     root = os.geteuid() == 0
-    own_user = root and covers() is not None
+    if root and covers() is None:
+        # Root that cannot hand the interpreter to a slot's uid would run learners as root.
+        return Isolation("none", False, False, "rlimits")
     caps = "cgroup" if cgroups_available() else "rlimits"
     if find_bwrap() is not None:
-        return Isolation("bwrap", own_user, not network, caps)
-    if own_user:
+        return Isolation("bwrap", root, not network, caps)
+    if root:
         return Isolation("uid", True, not network and network_namespaces(), caps)
     return Isolation("none", False, False, "rlimits")
 

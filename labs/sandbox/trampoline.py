@@ -73,8 +73,10 @@ def covers() -> list[tuple[str, str]] | None:
     """(private folder to cover, the one folder in it to keep) so another user reaches Python.
 
     The interpreter may live in a folder only its owner may enter (a pyenv in
-    /root): the sandbox covers such a folder with an empty one and binds back
-    the single entry on the way to the interpreter. None when that is not enough.
+    /root), and the kit in another (a private temporary folder): the sandbox
+    covers each such folder with an empty one and binds back the single entry
+    on the way, outermost first, so folders private inside private ones are
+    passed too. None when one private folder is on two ways (it has one keep).
     """
     found: dict[str, str] = {}
     needed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.executable, REPO_ROOT)}
@@ -83,10 +85,9 @@ def covers() -> list[tuple[str, str]] | None:
         for parent, child in itertools.pairwise(chain):
             if os.stat(parent).st_mode & 0o001:
                 continue
-            if any(str(parent).startswith(keep) for keep in found.values()):
-                return None  # a second private folder inside the one kept: give up
-            found[str(parent)] = str(child)
-    return sorted(found.items())
+            if found.setdefault(str(parent), str(child)) != str(child):
+                return None
+    return sorted(found.items(), key=lambda pair: pair[0].count("/"))
 
 
 _NETNS: bool | None = None

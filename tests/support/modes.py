@@ -26,7 +26,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from labs.grading.intake import walk
 from labs.sandbox.trampoline import covers, trampoline
 from labs.trees.finding import REPO_ROOT
 
@@ -101,13 +100,10 @@ def open_folder(prefix: str, owner: int | None = None) -> Path:
     return folder
 
 
-def give_to(folder: Path, uid: int) -> None:
-    """Hand a folder and everything in it to uid (without recursion: hand-ins may be deep)."""
-    for here, dirs, files in walk(folder, capped=False):
-        os.lchown(here, uid, uid)
-        for name in [*dirs, *files]:
-            if name not in dirs:
-                os.lchown(here / name, uid, uid)
+def give_to(path: Path, uid: int) -> None:
+    """Hand a file or folder and everything in it to uid (chown's walk: hand-ins may be deep)."""
+    if os.lstat(path).st_uid != uid or path.is_dir():
+        subprocess.run(["chown", "-R", "-h", f"{uid}:{uid}", str(path)], check=True)
 
 
 @dataclass
