@@ -57,8 +57,8 @@ def typecheck_points() -> dict[str, int]:
     }
 
 
-@pytest.fixture
-def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
+@contextlib.contextmanager
+def reachable_database(pg_cluster: TempCluster) -> Iterator[str]:
     """A new empty database whose socket the sandboxes' users may reach, dropped afterwards.
 
     The shared cluster keeps its socket to its owner; grading logs in from a
@@ -81,6 +81,13 @@ def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
         pg_cluster.drop_database(name)
         for path, mode in before.items():
             path.chmod(mode)
+
+
+@pytest.fixture
+def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
+    """A new empty database the sandboxes' users may reach, for one test."""
+    with reachable_database(pg_cluster) as url:
+        yield url
 
 
 IN_PROCESS_MODES = [m for m in ALL_MODES if m.root == ROOT and not offered(m)]

@@ -10,6 +10,7 @@ against it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shlex
@@ -41,9 +42,11 @@ from labs.grading.classroom import (
     step_id,
 )
 from labs.grading.criteria import CRITERIA
+from labs.pg.cluster import TempCluster
 from labs.sandbox.files import remove_tree
 from labs.trees.finding import REPO_ROOT
 from tests.grading import submissions as make
+from tests.grading.conftest import reachable_database
 from tests.grading.mistakes import migrations as variant
 from tests.support.modes import Runner, SudoMissingError, give_to, sudo_runner
 
@@ -178,18 +181,18 @@ class Workflow:
 
 
 @pytest.fixture(scope="module")
-def runner_with_sudo() -> Iterator[Workflow]:
+def workflow_runner() -> Iterator[Workflow]:
     """The sudo user, and the kit installed by the workflow's own install commands."""
-    try:
-        context = sudo_runner()
-        run = context.__enter__()
-    except SudoMissingError as error:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the Classroom workflow test: {error}")
-        pytest.skip(str(error))
-    scratch = Path(tempfile.mkdtemp(prefix="lab-classroom-"))
-    os.chmod(scratch, 0o755)
-    try:
+    with contextlib.ExitStack() as stack:
+        try:
+            run = stack.enter_context(sudo_runner())
+        except SudoMissingError as error:
+            if os.environ.get("CI"):
+                pytest.fail(f"CI must run the Classroom workflow test: {error}")
+            pytest.skip(str(error))
+        scratch = Path(tempfile.mkdtemp(prefix="lab-classroom-"))
+        stack.callback(remove_tree, scratch)
+        os.chmod(scratch, 0o755)
         kit_source = scratch / "kit-workspace"
         kit_source.mkdir()
         write_release(kit_source / KIT_PATH)
@@ -199,9 +202,6 @@ def runner_with_sudo() -> Iterator[Workflow]:
         done = runner.step(install["run"], kit_source, {}, DATABASE_URL)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         yield runner
-    finally:
-        context.__exit__(None, None, None)
-        remove_tree(scratch)
 
 
 def tampering_code(kit_files: list[Path], github_output: Path) -> str:
@@ -322,23 +322,10 @@ def run_workflow(runner: Workflow, tree: str, database_url: str) -> Graded:
 
 
 @pytest.fixture(scope="module")
-def workflow_database(pg_cluster: Any) -> Iterator[str]:
+def workflow_database(pg_cluster: TempCluster) -> Iterator[str]:
     """A database for the module's three trees, its socket reachable by the sandboxes' users."""
-    import uuid
-
-    sockets = [p for p in pg_cluster.socket_dir.glob(".s.PGSQL.*") if not p.name.endswith(".lock")]
-    before = {path: path.stat().st_mode & 0o777 for path in [pg_cluster.root, *sockets]}
-    pg_cluster.root.chmod(0o711)
-    for socket_file in sockets:
-        socket_file.chmod(0o777)
-    name = f"koda_test_{uuid.uuid4().hex[:12]}"
-    url = pg_cluster.create_database(name)
-    try:
+    with reachable_database(pg_cluster) as url:
         yield url
-    finally:
-        pg_cluster.drop_database(name)
-        for path, mode in before.items():
-            path.chmod(mode)
 
 
 @pytest.fixture(scope="module")
@@ -355,7 +342,7 @@ def unsolved_points() -> dict[str, int]:
 
 @pytest.mark.parametrize("tree", ["solved", "unsolved", "tampering"])
 def test_each_tree_earns_exactly_its_verdicts_and_leaves_nothing_behind(
-    runner_with_sudo: Workflow, workflow_database: str, unsolved_points: dict[str, int], tree: str
+    workflow_runner: Workflow, workflow_database: str, unsolved_points: dict[str, int], tree: str
 ) -> None:
     """Solved: every step; unsolved: 1, 2, 6 and the typecheck; tampering: no more than unsolved.
 
@@ -365,7 +352,7 @@ def test_each_tree_earns_exactly_its_verdicts_and_leaves_nothing_behind(
     GITHUB_OUTPUT is untouched, it is stopped at its process cap, and nothing
     of it is left running.
     """
-    graded = run_workflow(runner_with_sudo, tree, workflow_database)
+    graded = run_workflow(workflow_runner, tree, workflow_database)
     assert graded.kit_unchanged
     assert graded.survivors == []
     assert graded.github_output == ""
