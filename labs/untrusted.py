@@ -27,7 +27,14 @@ CONTROLS = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u20
 # Line and paragraph separators, which some terminals and viewers treat as newlines.
 SEPARATORS = re.compile("[\u2028\u2029\x85]")
 # Half of a UTF-16 pair on its own: JSON can carry one, and no file or terminal can encode it.
+# Those from U+DC80 to U+DCFF are how Python keeps the bytes of a name that is not UTF-8.
 SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    """A byte of a non-UTF-8 name as \\xNN; any other lone surrogate as U+FFFD."""
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
 
 
 def clean_text(text: object, limit: int | None = None, *, keep_newlines: bool = False) -> str:
@@ -36,12 +43,14 @@ def clean_text(text: object, limit: int | None = None, *, keep_newlines: bool = 
     A carriage return, a bell, a backspace or an ANSI sequence in a learner's
     exception message could rewrite a terminal table or a CSV cell; a bidi
     override could make it read backwards; a lone surrogate would fail to
-    encode. All go (a lone surrogate becomes U+FFFD). Tabs become spaces;
+    encode. All go: a byte of a file name that is not UTF-8 (which Python
+    keeps as a surrogate) is written as `\\xNN`, any other lone surrogate
+    becomes U+FFFD. Tabs become spaces;
     newlines stay only when asked for (multi-line output), else each becomes a
     space. With a limit, longer text is cut to that many characters, the
     last one an ellipsis.
     """
-    value = SURROGATES.sub("\ufffd", str(text))
+    value = SURROGATES.sub(_escaped, str(text))
     value = ESCAPES.sub("", value).replace("\t", " ").replace("\r\n", "\n")
     value = SEPARATORS.sub("\n", value)
     if not keep_newlines:

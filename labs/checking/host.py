@@ -79,12 +79,15 @@ def die_with_parent() -> None:
     import ctypes
     import signal
 
+    parent = os.getppid()
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         return
-    if os.getppid() == 1:  # the driver died before the request took effect
+    # The driver died before the request took effect: the host was handed to another parent.
+    # (Not "is the parent pid 1": in a sandbox's PID namespace the parent is pid 1.)
+    if os.getppid() != parent:
         os._exit(0)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,14 +78,26 @@ def write_results(document: Mapping[str, object], path: Path) -> None:
     write_text(json.dumps(document, indent=2) + "\n", path)
 
 
-def write_text(text: str, path: Path) -> None:
-    """Write text to path as UTF-8, replacing a file there but never following a link."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+def write_text(text: str, path: Path, mode: int = 0o644) -> None:
+    """Write text to path as UTF-8, never through a link, even one planted while writing.
+
+    The text goes to a new file of a random name (O_EXCL | O_NOFOLLOW),
+    opened through a descriptor of path's folder, then renamed over path: a
+    rename replaces a link planted there, never what it points at. The
+    folder must exist and be a real folder. OSError names the path and why.
+    """
     try:
-        fd = os.open(path, flags, 0o644)
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError as error:
-        if path.is_symlink():
-            raise OSError(f"{path} is a symbolic link: not writing through it") from None
-        raise error
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
+        raise OSError(error.errno, f"could not write {path}: {error.strerror}") from None
+    temporary = f".{path.name}.{secrets.token_hex(8)}"
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        handle = os.open(temporary, flags, mode, dir_fd=folder)
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        os.rename(temporary, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+    except OSError as error:
+        raise OSError(error.errno, f"could not write {path}: {error.strerror}") from None
+    finally:
+        os.close(folder)

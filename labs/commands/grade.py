@@ -10,14 +10,17 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from labs.sandbox.box import url_needs_network
-from labs.sandbox.trampoline import machine_isolation
+from labs.sandbox.errors import NoIsolationError
+from labs.sandbox.modes import UNSAFE_FLAG, allow_unsafe, machine_isolation
+from labs.sandbox.network import url_needs_network
 from labs.term import i18n
 from labs.term.i18n import _
 
 from ..grading.batch import grade_all
 from ..grading.criteria import Grade
+from ..grading.errors import OutputError
 from ..grading.feedback import FOLDER, write_class_feedback
+from ..grading.outputs import GRADER_UMASK, output_folder
 from ..grading.summary import table_lines, write_csv, write_markdown
 
 
@@ -29,12 +32,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description=_(
             "Grade submissions, each a folder or a zip holding a copy of the starter "
             "tree (and its migrations/ beside it). Each is graded in its own temporary copy, its "
-            "code only in a sandbox (a user of its own when run as root, limits, no network, "
-            "killed whole at the timeout); a broken one (syntax error, endless loop, "
-            "missing file, bad zip) is reported and never stops the others. Prints a table and "
-            "writes grades.csv and grades.md, and for each submission a folder under "
-            "submissions/ with its results.json, report.md and junit.xml. Postgres checks are "
-            "graded when DATABASE_URL is set."
+            "code only in a sandbox (bubblewrap namespaces, a user of its own when run as root, "
+            "memory and processes capped, no network, killed whole at the timeout); a broken "
+            "one (syntax error, endless loop, missing file, bad zip) is reported and never stops "
+            "the others. Prints a table and writes grades.csv and grades.md, and for each "
+            "submission a folder under submissions/ with its results.json, report.md and "
+            "junit.xml. Postgres checks are graded when DATABASE_URL is set. Without any sandbox "
+            "on the machine it refuses."
         ),
     )
     parser.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION")
@@ -55,6 +59,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         type=float,
         default=10.0,
         help=_("seconds for each process running a learner's checks (default: 10)"),
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help=_("score 0 the criteria whose region code reaches outside the lesson"),
+    )
+    parser.add_argument(
+        UNSAFE_FLAG,
+        action="store_true",
+        help=_("grade even where no sandbox can be had: the learner's code runs as you"),
     )
     parser.set_defaults(func=run)
 
@@ -101,6 +115,13 @@ def run(args: argparse.Namespace) -> int:
     """Grade, print the table, write the files; exit 0 when grading itself worked."""
     # Grades are records an instructor compares and programs read: always in English.
     i18n.use(i18n.ENGLISH)
+    os.umask(GRADER_UMASK)  # grades are the instructor's: no one else reads them
+    allow_unsafe(args.unsafe_no_sandbox)
+    try:
+        output_folder(args.out)
+    except OutputError as error:
+        print(f"grade: {error}", file=sys.stderr)
+        return 2
     database_url = os.environ.get("DATABASE_URL") or None
     tcp_database = bool(database_url) and url_needs_network(database_url or "")
     started = time.perf_counter()
@@ -112,14 +133,21 @@ def run(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             database_url=database_url,
             on_done=progress.finished,
+            strict=args.strict,
         )
+    except NoIsolationError as error:
+        print(f"grade: {error}", file=sys.stderr)
+        return 2
     finally:
         progress.close()
     print("\n".join(table_lines(grades)))
-    args.out.mkdir(parents=True, exist_ok=True)
-    write_csv(grades, args.out / "grades.csv")
-    write_markdown(grades, args.out / "grades.md")
-    write_class_feedback(grades, args.out)
+    try:
+        write_csv(grades, args.out / "grades.csv")
+        write_markdown(grades, args.out / "grades.md")
+        write_class_feedback(grades, args.out)
+    except OutputError as error:
+        print(f"grade: {error}", file=sys.stderr)
+        return 2
     broken = sum(bool(g.note) for g in grades)
     print(
         f"{len(grades)} submissions graded in {time.perf_counter() - started:.1f} s"
@@ -128,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         machine_isolation().describe()
-        + (", except for Postgres (reached over TCP)" if tcp_database else "")
+        + ("; the network kept for Postgres (reached over TCP)" if tcp_database else "")
     )
     print(f"wrote {args.out / 'grades.csv'} and {args.out / 'grades.md'}")
     print(f"wrote results.json, report.md and junit.xml for each submission in {args.out / FOLDER}")

@@ -3,8 +3,10 @@
 A submission is a directory or a zip holding a copy of the starter tree
 (anywhere inside, with its migrations/ beside it if the learner made one).
 Each is taken in safely (intake.py: no link followed, zips checked before
-they unpack), copied to its own temporary directory and graded there; its
-code runs only in its sandbox (labs/sandbox/box.py), with a timeout.
+they unpack, folders counted), copied to its own temporary directory and
+graded there; its code runs only in its sandbox (labs/sandbox/box.py), with
+a timeout. Without any sandbox on the machine nothing is graded unless the
+instructor allowed it (labs.sandbox.modes.allow_unsafe).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+from labs.sandbox.files import remove_tree
+from labs.sandbox.modes import require_isolation
 from labs.trees.finding import SUBPACKAGES
 from labs.trees.regions import copy_tree
 
@@ -26,9 +30,9 @@ from .errors import BrokenSubmissionError
 from .grader import Grader
 from .intake import Intake, take_in
 from .isolate import COULD_NOT_RUN, TIMED_OUT
-from .typecheck import typecheck_trees
+from .typecheck import typecheck_tree
 
-TYPECHECK_TIMEOUT = 120.0  # for one tree; a class's run gets 2 s more per tree
+TYPECHECK_TIMEOUT = 120.0  # for one tree
 
 
 def find_tree(root: Path) -> Path:
@@ -70,7 +74,13 @@ class Prepared:
 
 
 def prepare(
-    source: Path, label: str, scratch: Path, *, timeout: float, database_url: str | None
+    source: Path,
+    label: str,
+    scratch: Path,
+    *,
+    timeout: float,
+    database_url: str | None,
+    strict: bool = False,
 ) -> Prepared | Grade:
     """Take a submission in under scratch and set up its Grader; a broken one gets its Grade."""
     scratch.mkdir(parents=True, exist_ok=True)
@@ -82,7 +92,11 @@ def prepare(
     # A name of its own per submission keeps mypy's shared cache from mixing them up.
     tree = copy_tree(found, scratch / ("graded_" + re.sub(r"\W", "_", f"{scratch.name}_{label}")))
     grader = Grader(
-        tree, timeout=timeout, database_url=database_url, migrations=migrations_beside(found)
+        tree,
+        timeout=timeout,
+        database_url=database_url,
+        migrations=migrations_beside(found),
+        strict=strict,
     )
     return Prepared(label, grader, intake)
 
@@ -126,12 +140,16 @@ def grade_all(
     timeout: float = 10.0,
     database_url: str | None = None,
     on_done: Callable[[Grade], None] | None = None,
+    strict: bool = False,
 ) -> list[Grade]:
     """Grade every submission, up to `jobs` at once; results come back in input order.
 
-    All are taken in first, then one mypy typechecks every tree (far cheaper
-    than one mypy each), then each is graded on its own in parallel.
+    All are taken in first; then each tree is typechecked (one after another,
+    on one core, each in a sandbox and cache of its own) while the checks
+    run beside it in parallel. NoIsolationError, before anything runs, when
+    the machine gives no sandbox and unsafe grading was not allowed.
     """
+    require_isolation()
     labels = [clean_text(label) for label in unique_labels(sources)]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(sources) or 1))
     grades: dict[int, Grade] = {}
@@ -141,8 +159,27 @@ def grade_all(
         if on_done:
             on_done(grade)
 
+    # Removed without recursion: a hand-in may hold a folder deeper than Python recurses.
+    scratch = tempfile.mkdtemp(prefix="lab-class-")
+    try:
+        grade_in(scratch, sources, labels, workers, timeout, database_url, strict, done)
+    finally:
+        remove_tree(Path(scratch))
+    return [grades[i] for i in range(len(sources))]
+
+
+def grade_in(
+    scratch: str,
+    sources: list[Path],
+    labels: list[str],
+    workers: int,
+    timeout: float,
+    database_url: str | None,
+    strict: bool,
+    done: Callable[[int, Grade], None],
+) -> None:
+    """Take every submission in under scratch, then grade them, calling done for each."""
     with (
-        tempfile.TemporaryDirectory(prefix="lab-class-") as scratch,
         ThreadPoolExecutor(max_workers=workers) as pool,
         ThreadPoolExecutor(max_workers=1) as typechecking,
     ):
@@ -155,6 +192,7 @@ def grade_all(
                     Path(scratch) / f"s{index}",
                     timeout=timeout,
                     database_url=database_url,
+                    strict=strict,
                 )
             except Exception as error:  # the grader's own failure for one submission
                 return broken_grade(labels[index], f"grading failed: {error!r}", database_url)
@@ -164,21 +202,20 @@ def grade_all(
         for index, item in enumerate(prepared):
             if isinstance(item, Grade):
                 done(index, item)
-        # One mypy for the whole class runs on one core while the checks run beside it.
-        class_typecheck: Future[dict[Path, Outcome]] | None = None
-        if len(ready) > 1:
-            trees = [p.grader.graded_tree for p in ready.values()]
-            class_typecheck = typechecking.submit(typecheck_trees, trees, TYPECHECK_TIMEOUT)
+        # The typechecks run one by one on one core while the checks run beside them.
+        typechecks: dict[int, Future[Outcome]] = {
+            index: typechecking.submit(
+                typecheck_tree, p.grader.graded_tree, p.grader.tree.name, TYPECHECK_TIMEOUT
+            )
+            for index, p in ready.items()
+        }
 
-        def finish_in_class(prepared: Prepared) -> Grade:
+        def finish_in_class(index: int, prepared: Prepared) -> Grade:
             prepared.grader.grade_all_but_typecheck()
-            if class_typecheck is not None:
-                outcome = class_typecheck.result().get(prepared.grader.graded_tree)
-                if outcome is not None:
-                    prepared.grader.preset_typecheck(outcome)
+            prepared.grader.preset_typecheck(typechecks[index].result())
             return finish(prepared)
 
-        futures = {pool.submit(finish_in_class, p): i for i, p in ready.items()}
+        futures = {pool.submit(finish_in_class, i, p): i for i, p in ready.items()}
         for future in as_completed(futures):
             index = futures[future]
             try:
@@ -186,7 +223,6 @@ def grade_all(
             except Exception as error:  # the grader's own failure for one submission
                 grade = broken_grade(labels[index], f"grading failed: {error!r}", database_url)
             done(index, grade)
-    return [grades[i] for i in range(len(sources))]
 
 
 def unique_labels(sources: list[Path]) -> list[str]:

@@ -19,6 +19,7 @@ from labs.trees.regions import RegionError, read_lines, source_files
 # Learners may keep their migrations inside the tree (see migration.py); those are theirs.
 OWN_FOLDERS = ("migrations/",)
 SHOWN = 8  # locations listed in a note before "and N more"
+STUBS = (".pyi", "py.typed")  # files that change what mypy reads, wherever they are
 
 
 def edits_outside_regions(submission: Path, shipped: Path | None = None) -> list[str]:
@@ -26,10 +27,12 @@ def edits_outside_regions(submission: Path, shipped: Path | None = None) -> list
     original = shipped or tree_root("starter")
     theirs, ours = set(source_files(submission)), set(source_files(original))
     found = [f"{relative}: deleted" for relative in sorted(ours - theirs)]
+    # A new file anywhere is an edit (a keys.pyi steers the typecheck as surely as code
+    # steers the checks), but for the learner's own migration scripts.
     found += [
         f"{relative}:1: a new file"
         for relative in sorted(theirs - ours)
-        if relative.endswith(".py") and not relative.startswith(OWN_FOLDERS)
+        if not relative.startswith(OWN_FOLDERS) or relative.endswith(STUBS)
     ]
     for relative in sorted(ours & theirs):
         found += file_edits(relative, original, submission)

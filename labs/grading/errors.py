@@ -1,4 +1,4 @@
-"""The grading package's errors: a hand-in that cannot be graded, a migration, a criterion."""
+"""The grading package's errors: a hand-in, a migration, a criterion, an output."""
 
 from __future__ import annotations
 
@@ -13,3 +13,7 @@ class MigrationFailedError(Exception):
 
 class CriterionFailedError(Exception):
     """The submission did not meet a criterion: a grade, not an error of the run."""
+
+
+class OutputError(Exception):
+    """A grade could not be written (or read back) safely: the message names the path and why."""

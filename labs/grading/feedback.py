@@ -2,23 +2,23 @@
 
 `labs grade` writes one folder per submission beside the class table
 (submissions/<name>/), and the pytest entry writes the JUnit file when given
-`--junit PATH`. Every file is made from the Grade: results.json through the
-kit's one writer (labs/checking/results.py), the report and the JUnit XML
-here. Texts in a grade were cleaned of control characters where they came
+`--junit PATH`. Every file is made from the Grade and written by the kit's
+one writer (labs/checking/results.py, by way of grading/outputs.py). Texts in
+a grade were cleaned of control characters where they came
 from the learner's process; the XML also drops what XML 1.0 cannot hold, and
 the Markdown fences each message so that no text can end its block early.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from labs.checking.results import write_results, write_text
-
 from .criteria import CRITERIA, Grade
+from .outputs import output_folder, write_safely
 from .results import results_json
 
 FOLDER = "submissions"
@@ -109,13 +109,11 @@ def xml_text(text: str) -> str:
 
 def write_feedback(grade: Grade, folder: Path) -> Path:
     """Write results.json, report.md and junit.xml into folder (made private, never a link)."""
-    if folder.is_symlink():
-        raise OSError(f"{folder} is a symbolic link: not writing through it")
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    output_folder(folder)
     os.chmod(folder, 0o700)
-    write_results(results_json(grade), folder / "results.json")
-    write_text(markdown_report(grade), folder / "report.md")
-    write_text(junit_xml(grade), folder / "junit.xml")
+    write_safely(folder / "results.json", json.dumps(results_json(grade), indent=2) + "\n")
+    write_safely(folder / "report.md", markdown_report(grade))
+    write_safely(folder / "junit.xml", junit_xml(grade))
     return folder
 
 

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import tempfile
 import weakref
 from pathlib import Path
+
+from labs.sandbox.files import remove_tree
+from labs.sandbox.modes import machine_isolation
 
 from ..untrusted import clean_text
 from .criteria import CRITERIA, Criterion, Grade, Outcome
 from .edits import edits_outside_regions
 from .errors import MigrationFailedError
-from .intake import copy_folder
+from .flags import Flag, criteria_flagged, region_flags
+from .intake import copy_folder, walk
 from .isolate import CHECK_NUMBERS, check_outcomes
 from .migration import judge_migration, migration_files, no_migration_message
-from .notes import NEEDS_REVIEW, add_notes
+from .notes import NEEDS_REVIEW, UNSAFE, add_notes, flags_note
 from .on_postgres import migrated_schema
 from .splice import splice
 from .typecheck import typecheck_tree
@@ -46,14 +48,28 @@ def review_note(differ: list[str], unmatched: list[str]) -> str:
 
 def links_inside(tree: Path) -> bool:
     """Whether a folder holds a symbolic link anywhere (not following any)."""
-    for folder, dirs, files in os.walk(tree, followlinks=False):
-        if any(os.path.islink(os.path.join(folder, name)) for name in [*dirs, *files]):
+    for folder, _, files in walk(tree, capped=False):
+        if any((folder / name).is_symlink() for name in files):
             return True
     return False
 
 
+def scratch_folder(owner: object, prefix: str) -> Path:
+    """A temporary folder removed (without recursion) when owner is collected."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    weakref.finalize(owner, remove_tree, folder)
+    return folder
+
+
 class Grader:
-    """Grades the tree at `tree`: checks out of process, typecheck, its migration."""
+    """Grades the tree at `tree`: checks out of process, typecheck, its migration.
+
+    The checks and the typecheck read the spliced tree (the shipped starter
+    with the tree's region bodies, splice.py). A tree edited outside its
+    regions is also graded as handed in, and scored only where both pass. Region
+    code that reaches outside the lesson is flagged (flags.py); with strict,
+    the criteria it serves score 0.
+    """
 
     def __init__(
         self,
@@ -64,6 +80,7 @@ class Grader:
         database_url: str | None = None,
         migrations: Path | None = None,
         splicing: bool = True,
+        strict: bool = False,
     ) -> None:
         self.tree = tree.resolve()  # the tree as handed in
         found = migration_files(self.tree, migrations)
@@ -71,8 +88,7 @@ class Grader:
         self.link_notes: list[str] = []
         if links_inside(self.tree) or (beside is not None and links_inside(beside)):
             # Never read through a learner's link (pytest --lab-tree takes the tree as it is).
-            scratch = Path(tempfile.mkdtemp(prefix="lab-taken-"))
-            weakref.finalize(self, shutil.rmtree, scratch, True)
+            scratch = scratch_folder(self, "lab-taken-")
             intake = copy_folder(self.tree, scratch / self.tree.name)
             self.tree, self.link_notes = intake.root, intake.notes()
             if beside is not None:
@@ -82,15 +98,15 @@ class Grader:
         self.typecheck_timeout = typecheck_timeout
         self.database_url = database_url
         self.migrations = migrations
+        self.strict = strict
         self._checks: dict[str, dict[int, Outcome]] = {}
         self._other: dict[str, Outcome] = {}
         # Edits outside the regions never count: grade the regions in the shipped starter.
         self.outside = edits_outside_regions(self.tree) if splicing else []
+        self.flags: list[Flag] = region_flags(self.tree) if splicing else []
         self.graded_tree, self.unmatched = self.tree, list[str]()
-        if self.outside:
-            scratch = Path(tempfile.mkdtemp(prefix="lab-spliced-"))
-            weakref.finalize(self, shutil.rmtree, scratch, True)
-            self.graded_tree = scratch / self.tree.name
+        if splicing:
+            self.graded_tree = scratch_folder(self, "lab-spliced-") / self.tree.name
             self.unmatched = splice(self.tree, self.graded_tree)
         self.as_handed_in = (
             Grader(
@@ -105,21 +121,29 @@ class Grader:
             else None
         )
         self.differ: list[str] = []
+        self.unsafe = machine_isolation().mode == "none"
 
     def outcome(self, criterion: Criterion) -> Outcome:
         """How the tree does on one criterion, its texts cleaned of control characters.
 
         With edits outside the regions, a criterion passes only when it passes
         both spliced and as handed in: those edits can neither raise the score
-        nor hide a tree that does not work as handed in.
+        nor hide a tree that does not work as handed in (a stub or a setting
+        of the hand-in's may pass it as handed in; the spliced tree has none).
         """
         mine = cleaned(self._outcome(criterion))
-        if self.as_handed_in is None:
-            return mine
-        theirs = self.as_handed_in.outcome(criterion)
-        if theirs.status != mine.status and criterion.key not in self.differ:
-            self.differ.append(criterion.key)
-        return theirs if not theirs.passed else mine  # a failure as handed in says why
+        if self.as_handed_in is not None:
+            theirs = self.as_handed_in.outcome(criterion)
+            if theirs.status != mine.status and criterion.key not in self.differ:
+                self.differ.append(criterion.key)
+            mine = theirs if not theirs.passed else mine  # a failure as handed in says why
+        flagged = criteria_flagged(self.flags).get(criterion.key, [])
+        if self.strict and flagged and mine.status != "skip":
+            where = ", ".join(str(flag) for flag in flagged[:3])
+            mine = Outcome("fail", f"scored 0 under --strict: {where}", mine.output, mine.test_code)
+        if self.unsafe:
+            mine = Outcome(mine.status, mine.message, f"{UNSAFE}\n{mine.output}", mine.test_code)
+        return mine
 
     def _outcome(self, criterion: Criterion) -> Outcome:
         if criterion.check is not None:
@@ -167,11 +191,11 @@ class Grader:
             return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", str(error)))
 
     def typecheck(self) -> Outcome:
-        """mypy --strict over the graded tree, sandboxed; only errors in the tree count."""
+        """mypy --strict over the spliced tree, sandboxed; only errors in the tree count."""
         return typecheck_tree(self.graded_tree, self.tree.name, self.typecheck_timeout)
 
     def preset_typecheck(self, outcome: Outcome) -> None:
-        """Take the typecheck's outcome from a run over many trees (typecheck_trees)."""
+        """Take the typecheck's outcome from a class's run (typecheck_trees)."""
         self._other["typecheck"] = outcome
 
     def migration(self) -> Outcome:
@@ -181,7 +205,7 @@ class Grader:
         )
 
     def grade_all_but_typecheck(self) -> None:
-        """Work out every criterion but the typecheck, which a class's one mypy run gives."""
+        """Work out every criterion but the typecheck, which a class's run gives."""
         for criterion in CRITERIA:
             if criterion.kind != "typecheck":
                 self.outcome(criterion)
@@ -199,8 +223,13 @@ class Grader:
 
         A tree edited outside its regions is graded twice, spliced and as
         handed in; where any criterion comes out differently it needs review.
+        So does a tree whose regions reach outside the lesson.
         """
         add_notes(grade, self.tree, self.outside)
         grade.notes += [note for note in self.link_notes if note not in grade.notes]
+        if self.flags:
+            grade.notes.insert(0, flags_note(self.flags, self.strict))
         if self.differ or self.unmatched:
             grade.notes.insert(0, review_note(self.differ, self.unmatched))
+        if self.unsafe:
+            grade.notes.insert(0, UNSAFE)

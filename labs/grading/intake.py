@@ -2,11 +2,14 @@
 
 A hand-in is the learner's: a folder may hold symbolic links (to /dev/zero,
 to another learner's folder, to the instructor's key) and a zip may be a bomb
-(a few megabytes that unpack to gigabytes), hold `../` paths or links. So a
-folder is walked without following links and only its regular files are
-copied; a zip's directory is checked (entry count, total size, paths, links)
-before anything is written, and each entry is copied with a byte count that
-stops at the declared size. Links are never read: each one is named in a note.
+(a few megabytes that unpack to gigabytes), hold `../` paths or links, and
+either may hold a folder 1,200 deep or 60,000 empty folders. So a folder is
+walked without following links (and without recursion) and only its regular
+files are copied; a zip's directory is checked (entry count, total size,
+folder count and depth, paths, links) before anything is written, and each
+entry is copied with a byte count that stops at the declared size. Links are
+never read: each one is named in a note. Past any cap the hand-in is refused
+with a note saying which.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 import shutil
 import stat
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -25,6 +29,8 @@ from .errors import BrokenSubmissionError
 
 MAX_FILES = 2000  # a tree is ~40 files; a class's worth of caches still fits
 MAX_BYTES = 64 * MiB  # unpacked; a tree with its migrations is well under 1 MB
+MAX_DIRS = 500  # a tree has about ten folders
+MAX_DEPTH = 24  # folders below the hand-in's top; a tree is four deep
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".venv"})
 SHOWN = 5
 
@@ -61,18 +67,56 @@ def take_in(source: Path, into: Path) -> Intake:
     return unpack_zip(source, destination)
 
 
+def walk(source: Path, *, capped: bool = True) -> Iterator[tuple[Path, list[str], list[str]]]:
+    """(folder, subfolders, files) from source down, links never followed, without recursion.
+
+    The caller may prune subfolders, as with os.walk. Capped, a tree deeper
+    than MAX_DEPTH or with more than MAX_DIRS folders is refused as it is met.
+    """
+    stack, seen = [(source, 0)], 0
+    while stack:
+        here, depth = stack.pop()
+        seen += 1
+        if capped:
+            check_folders(seen, depth)
+        dirs: list[str] = []
+        files: list[str] = []
+        try:
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    (dirs if is_dir else files).append(entry.name)
+        except OSError:
+            continue
+        dirs.sort()
+        files.sort()
+        yield here, dirs, files
+        stack.extend((here / name, depth + 1) for name in reversed(dirs))
+
+
+def check_folders(count: int, depth: int) -> None:
+    """Refuse a hand-in with more folders, or folders nested deeper, than any tree needs."""
+    if depth > MAX_DEPTH:
+        raise BrokenSubmissionError(
+            f"could not grade: folders nested more than {MAX_DEPTH} deep in the hand-in "
+            "(a lab tree is four deep)"
+        )
+    if count > MAX_DIRS:
+        raise BrokenSubmissionError(
+            f"could not grade: more than {MAX_DIRS} folders in the hand-in "
+            "(a lab tree has about ten)"
+        )
+
+
 def copy_folder(source: Path, destination: Path) -> Intake:
     """Copy regular files only, never following a link; name the links and special files."""
     intake, count, total = Intake(destination), 0, 0
-    for folder, dirs, files in os.walk(source, followlinks=False):
-        here = Path(folder)
+    for here, dirs, files in walk(source):
         relative = here.relative_to(source)
         (destination / relative).mkdir(parents=True, exist_ok=True)
         for name in [*dirs]:
-            if name in SKIPPED_DIRS or (here / name).is_symlink():
+            if name in SKIPPED_DIRS:
                 dirs.remove(name)
-                if (here / name).is_symlink():
-                    intake.links.append(link_text(here / name, relative / name))
         for name in files:
             path = here / name
             mode = os.lstat(path).st_mode
@@ -121,6 +165,10 @@ def unpack_zip(source: Path, destination: Path) -> Intake:
         with zipfile.ZipFile(source) as archive:
             members = archive.infolist()
             check_size(len(members), sum(m.file_size for m in members))
+            paths = [PurePosixPath(m.filename.replace("\\", "/")) for m in members]
+            folders = {parent for path in paths for parent in path.parents}
+            folders |= {path for path, m in zip(paths, members, strict=True) if m.is_dir()}
+            check_folders(len(folders), max((len(f.parts) for f in folders), default=0))
             for member in members:
                 relative = safe_name(member.filename)
                 kind = stat.S_IFMT(member.external_attr >> 16)

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from labs.checking.results import OUTPUT_LIMIT
 from labs.checking.runner import Report, run_checks
-from labs.sandbox.box import url_needs_network
+from labs.sandbox.box import STOPPED
 from labs.sandbox.launcher import SandboxedLauncher
+from labs.sandbox.network import url_needs_network
 
 from ..untrusted import clean_text
 from .criteria import Outcome
@@ -91,7 +92,20 @@ def check_outcomes(
         schema=schema,
         seed=seed,
     )
-    return outcomes_of(report)
+    return with_stops(outcomes_of(report), launcher.stops)
+
+
+def with_stops(outcomes: dict[int, Outcome], stops: list[str]) -> dict[int, Outcome]:
+    """The outcomes, each failure saying first why the sandbox stopped the submission, if it did."""
+    if not stops:
+        return outcomes
+    why = STOPPED + "; ".join(dict.fromkeys(stops))
+    return {
+        number: outcome
+        if outcome.passed
+        else Outcome(outcome.status, f"{why}; {outcome.message}", outcome.output, outcome.test_code)
+        for number, outcome in outcomes.items()
+    }
 
 
 def needs_network(database_url: str | None) -> bool:

@@ -106,6 +106,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N[%]",
         help="exit 1 when the score is under N points (or N%% of the points graded)",
     )
+    group.addoption(
+        "--lab-strict",
+        action="store_true",
+        help="score 0 the criteria whose region code reaches outside the lesson",
+    )
+    group.addoption(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="grade even where no sandbox can be had: the learner's code runs as you",
+    )
 
 
 FAIL_UNDER = re.compile(r"\d+(\.\d+)?%?")
@@ -159,20 +169,29 @@ def pytest_configure(config: pytest.Config) -> None:
             f"--lab-fail-under {fail_under!r}: give points (60) or a percentage (60%)"
         )
     criteria = chosen_criteria(config)
+    from labs.sandbox.errors import NoIsolationError
+    from labs.sandbox.modes import allow_unsafe, require_isolation
+
+    allow_unsafe(config.getoption("unsafe_no_sandbox"))
+    try:
+        require_isolation()
+    except NoIsolationError as error:
+        raise pytest.UsageError(str(error)) from None
     migrations = config.getoption("lab_migrations")
     grader = Grader(
         root,
         timeout=config.getoption("lab_timeout"),
         database_url=os.environ.get("DATABASE_URL") or None,
         migrations=Path(migrations).resolve() if migrations else None,
+        strict=config.getoption("lab_strict"),
     )
     config.stash[GRADING] = GradingRun(
         grader,
         Grade(root.name),
-        Path(config.getoption("lab_results")).resolve(),
+        Path(config.getoption("lab_results")).absolute(),  # a link there is replaced, not followed
         criteria,
         fail_under,
-        junit=Path(junit).resolve() if (junit := config.getoption("lab_junit")) else None,
+        junit=Path(junit).absolute() if (junit := config.getoption("lab_junit")) else None,
     )
 
 
@@ -238,22 +257,24 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     run = session.config.stash.get(GRADING, None)
     if run is None:
         return
-    from labs.checking.results import write_results, write_text
+    import json
 
+    from .errors import OutputError
     from .feedback import junit_xml
+    from .outputs import write_safely
     from .results import results_json
 
     error = "; ".join(run.errors)
     run.grader.annotate(run.grade)
     try:
-        write_results(results_json(run.grade, error), run.results)
-    except OSError as problem:
-        run.errors.append(f"could not write {run.results}: {problem}")
+        write_safely(run.results, json.dumps(results_json(run.grade, error), indent=2) + "\n")
+    except OutputError as problem:
+        run.errors.append(str(problem))
     if run.junit is not None:
         try:
-            write_text(junit_xml(run.grade), run.junit)
-        except OSError as problem:
-            run.errors.append(f"could not write {run.junit}: {problem}")
+            write_safely(run.junit, junit_xml(run.grade))
+        except OutputError as problem:
+            run.errors.append(str(problem))
     needed = run.needed()
     if run.errors:
         session.exitstatus = pytest.ExitCode.INTERNAL_ERROR

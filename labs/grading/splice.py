@@ -11,17 +11,35 @@ One kind of edit outside the regions is honest and common: an import the
 region needs, written at the top of the file where imports belong. Such
 top-level `import x` / `from x import y` statements are carried into the
 copy, after the starter's own imports, so they cost nothing.
+
+The copy is also what the typecheck reads, so nothing in it may steer mypy
+but code: stub files and py.typed markers are left out of the learner's own
+folders, and a `# mypy:` line inside a region is kept only as a comment mypy
+does not read (flags.py names it for review).
 """
 
 from __future__ import annotations
 
 import ast
+import re
+import shutil
 from pathlib import Path
 
 from labs.trees.finding import tree_root
-from labs.trees.regions import RegionError, copy_tree, parse_regions, read_lines, regions_by_file
+from labs.trees.regions import (
+    IGNORED_DIRS,
+    RegionError,
+    copy_tree,
+    parse_regions,
+    read_lines,
+    regions_by_file,
+)
 
-from .edits import OWN_FOLDERS
+from .edits import OWN_FOLDERS, STUBS
+
+# mypy reads `# mypy: ...` at the start of a line as settings for the file.
+MYPY_LINE = re.compile(r"^(\s*)#\s*mypy:")
+NOT_READ = r"\1# (not read by mypy when grading):"
 
 
 def splice(submission: Path, destination: Path, shipped: Path | None = None) -> list[str]:
@@ -41,12 +59,17 @@ def splice(submission: Path, destination: Path, shipped: Path | None = None) -> 
             continue
         lines = read_lines(original / relative)
         for mine, their in reversed(list(zip(regions, their_regions, strict=True))):
-            lines[mine.start : mine.end - 1] = list(their.body_lines)
+            body = [MYPY_LINE.sub(NOT_READ, line) for line in their.body_lines]
+            lines[mine.start : mine.end - 1] = body
         lines = with_imports(lines, added_imports(theirs, read_lines(original / relative)))
         (destination / relative).write_text("\n".join(lines) + "\n", encoding="utf-8")
     for folder in OWN_FOLDERS:
         if (submission / folder).is_dir():
-            copy_tree(submission / folder, destination / folder)
+            shutil.copytree(
+                submission / folder,
+                destination / folder,
+                ignore=shutil.ignore_patterns(*IGNORED_DIRS, *(f"*{s}" for s in STUBS), "*.pyc"),
+            )
     return unmatched
 
 

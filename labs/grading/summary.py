@@ -1,18 +1,26 @@
 """A class's grades as a terminal table, a CSV file and a Markdown file.
 
 Names and notes come from learners (a folder name, an exception's text), so
-every cell is cleaned of control characters and terminal escapes first: a
-note cannot move the cursor, rewrite a row or hide in a CSV cell.
+every cell is cleaned first (labs.untrusted.clean_text: no control
+characters or terminal escapes, a name's bytes that are not UTF-8 as
+`\\xNN`): a note cannot move the cursor, rewrite a row or hide in a CSV cell.
+A CSV cell that a spreadsheet would read as a formula (it begins with =, +,
+-, @, a tab or a carriage return) is written as text, behind a quote mark.
+The files are written as outputs.py writes: never through a planted link.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 from ..untrusted import clean_text
 from .criteria import CRITERIA, Criterion, Grade
 from .notes import needs_review
+from .outputs import write_safely
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 SHORT = {"typecheck": "types", "migration": "migr"}
 
@@ -71,13 +79,24 @@ def table_lines(grades: list[Grade]) -> list[str]:
     ]
 
 
-def write_csv(grades: list[Grade], path: Path) -> None:
+def as_text(value: str) -> str:
+    """A CSV cell a spreadsheet reads as text, never as a formula."""
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
+
+
+def csv_text(grades: list[Grade]) -> str:
     """One row per submission, one column per criterion (pass/fail), score and note."""
     header, body = rows(grades)
-    with path.open("w", newline="", encoding="utf-8") as out:
-        writer = csv.writer(out)
-        writer.writerow(header)
-        writer.writerows(body)
+    out = io.StringIO(newline="")
+    writer = csv.writer(out)
+    writer.writerow(header)
+    writer.writerows([as_text(value) for value in row] for row in body)
+    return out.getvalue()
+
+
+def write_csv(grades: list[Grade], path: Path) -> None:
+    """The CSV summary, written to path."""
+    write_safely(path, csv_text(grades))
 
 
 def write_markdown(grades: list[Grade], path: Path) -> None:
@@ -91,6 +110,4 @@ def write_markdown(grades: list[Grade], path: Path) -> None:
         ]
         lines.append("| " + " | ".join(values) + " |")
     legend = ", ".join(f"{heading(c)} = {c.title}" for c in columns(grades))
-    path.write_text(
-        "# Grades\n\n" + "\n".join(lines) + f"\n\nColumns: {legend}.\n", encoding="utf-8"
-    )
+    write_safely(path, "# Grades\n\n" + "\n".join(lines) + f"\n\nColumns: {legend}.\n")

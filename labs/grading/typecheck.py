@@ -1,9 +1,15 @@
-"""The typecheck criterion: mypy --strict over a tree, sandboxed, only its own errors counted.
+"""The typecheck criterion: mypy --strict over the spliced tree, sandboxed, only its own errors.
 
-mypy does not run the learner's code, but a pathological file can make it
-take any memory or time, so it runs in a sandbox under limits. A class's
-trees are checked by one mypy (the libraries are read once), each from a
-cache seeded with the libraries' and the kit's, built once.
+mypy does not run the learner's code, but what it reads can steer it: a
+`keys.pyi` beside `keys.py` hides keys.py's errors, a `flask/__init__.pyi`
+replaces Flask's types, a `setup.cfg` or `# mypy:` line switches checks
+off. So mypy reads only the spliced tree (the shipped starter with the
+submission's region bodies: no file of the hand-in's own, see splice.py),
+with the kit's own settings written for the run (MYPY_SETTINGS, the same as
+pyproject.toml's [tool.mypy]), each submission in a sandbox of its own with a
+cache of its own, seeded with the libraries' from a baseline built once. A
+pathological file can make mypy take any memory or time, so the sandbox's
+limits bound it.
 """
 
 from __future__ import annotations
@@ -28,19 +34,67 @@ from .criteria import Outcome
 from .isolate import child_env
 
 # mypy over a tree needs more room than the checks; the limits still bound it.
-TYPECHECK_LIMITS = Limits(cpu_seconds=600, address_space=6144 * MiB, output_bytes=8 * MiB)
-BLOCKED = "prevented further checking"  # mypy's words when a file does not parse
+TYPECHECK_LIMITS = Limits(
+    cpu_seconds=600,
+    address_space=6144 * MiB,
+    fallback_address_space=4096 * MiB,
+    memory=3072 * MiB,
+    output_bytes=8 * MiB,
+)
 CUT = "bytes of output left out"  # CappedOutput's mark where it dropped the middle
 MYPY_ERROR = re.compile(r"^(?P<path>[^:\s][^:]*):\d+(:\d+)?: error:")
+# The trees' settings, as in pyproject.toml's [tool.mypy] (a test keeps the two the same);
+# written for each run, since a grading install has no pyproject.toml and a tree's is not read.
+MYPY_SETTINGS = {
+    "python_version": "3.11",
+    "plugins": "pydantic.mypy",
+    "strict": "True",
+    "disallow_any_explicit": "True",
+    "warn_unreachable": "True",
+}
 
-
+INSTALLED = ("site-packages", "dist-packages")  # where an installed kit's root is
 # Built once and kept, like any cache; mypy rechecks whatever changed since.
 BASELINE = REPO_ROOT / ".mypy_cache" / "lab-grading-baseline"
 _BASELINE_LOCK = threading.Lock()
 
 
+def prepare_run(home: Path) -> Path:
+    """Write a run's mypy settings in home; return their path.
+
+    A tree may import the kit (its __main__ runs the self-checks), so mypy
+    reads the kit as source from its root, as `python -m labs typecheck` does
+    in a checkout. A grading install keeps the kit in site-packages, which mypy
+    refuses on its path: there it reads the kit as an installed package, typed
+    by the py.typed marker `labs.grading.verdicts install` writes.
+    """
+    settings = dict(MYPY_SETTINGS)
+    if REPO_ROOT.name not in INSTALLED:
+        settings["mypy_path"] = str(REPO_ROOT)
+    config = home / "mypy.ini"
+    text = "[mypy]\n" + "".join(f"{key} = {value}\n" for key, value in settings.items())
+    config.write_text(text, encoding="utf-8")
+    return config
+
+
+def mypy_command(tree: Path, config: Path, cache: Path) -> list[str]:
+    """mypy over one tree, with the kit's settings and nothing else."""
+    return [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--config-file",
+        str(config),
+        "--cache-dir",
+        str(cache),
+        "--strict",
+        "--disallow-any-explicit",
+        str(tree),
+    ]
+
+
 def baseline_cache() -> Path | None:
-    """A mypy cache holding the libraries and labs/, built once for all grading runs.
+    """A mypy cache holding the libraries, built once for all grading runs (None if it cannot be).
 
     It is built from a copy of the solution under a name no submission has,
     because mypy keys its cache by module name: a cache that knew another
@@ -48,42 +102,43 @@ def baseline_cache() -> Path | None:
     """
     with _BASELINE_LOCK:
         if not BASELINE.is_dir():
-            BASELINE.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory(dir=BASELINE.parent) as home:
-                # The learners' release has no solution: the starter's imports are the same.
-                source = tree_root("solution")
-                source = source if source.is_dir() else tree_root("starter")
-                tree = copy_tree(source, Path(home) / f"baseline_{secrets.token_hex(4)}")
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    subprocess.run(
-                        [sys.executable, "-m", "labs", "typecheck", str(tree)],
-                        cwd=REPO_ROOT,
-                        capture_output=True,
-                        timeout=300,
-                        check=False,
-                        env=child_env({"MYPY_CACHE_DIR": str(Path(home) / "c")}),
-                    )
-                # Another grading process may have finished first: either copy will do.
-                with contextlib.suppress(OSError):
-                    (Path(home) / "c").rename(BASELINE)
+            try:
+                build_baseline()
+            except OSError:  # a grader that may not write beside the kit checks without one
+                return None
     return BASELINE if BASELINE.is_dir() else None
 
 
-def seeded_cache(scratch: Path) -> str:
-    """A mypy cache of this submission's own, seeded from the baseline for speed."""
-    cache, baseline = scratch / "mypy_cache", baseline_cache()
-    if baseline is not None:
-        shutil.copytree(baseline, cache)
-    return str(cache)
+def build_baseline() -> None:
+    """mypy over a renamed copy of the solution (or the starter), its cache kept as BASELINE."""
+    BASELINE.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=BASELINE.parent) as home:
+        # The learners' release has no solution: the starter's imports are the same.
+        source = tree_root("solution")
+        source = source if source.is_dir() else tree_root("starter")
+        tree = copy_tree(source, Path(home) / f"baseline_{secrets.token_hex(4)}")
+        config = prepare_run(Path(home))
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            subprocess.run(
+                mypy_command(tree, config, Path(home) / "c"),
+                cwd=home,
+                capture_output=True,
+                timeout=300,
+                check=False,
+                env=child_env(),
+            )
+        # Another grading process may have finished first: either copy will do.
+        with contextlib.suppress(OSError):
+            (Path(home) / "c").rename(BASELINE)
 
 
-def inside(tree: Path, line: str) -> bool:
+def inside(tree: Path, line: str, cwd: Path) -> bool:
     """Whether a line of mypy's output is an error in a file of the tree."""
     match = MYPY_ERROR.match(line)
     if not match:
         return False
     path = Path(match["path"])
-    path = path if path.is_absolute() else REPO_ROOT / path
+    path = path if path.is_absolute() else cwd / path
     return os.path.abspath(path).startswith(str(tree) + os.sep)
 
 
@@ -93,62 +148,34 @@ def type_errors(tree: Path, errors: list[str]) -> Outcome:
     return Outcome("fail", f"{len(errors)} type error(s) in the tree", shown[:500])
 
 
-def typecheck_trees(trees: list[Path], timeout: float) -> dict[Path, Outcome]:
-    """One sandboxed mypy over many trees, each a package of its own name: their outcomes.
-
-    One mypy for a class costs little more than one for a tree (the libraries
-    are read once). mypy stops at a file that does not parse ("errors
-    prevented further checking"): the trees with errors are settled and the
-    rest are checked again without them. Trees left out of the answer (mypy
-    crashed, timed out, or wrote more than was kept) are for their own
-    Grader.typecheck() to check alone.
-    """
-    results: dict[Path, Outcome] = {}
-    remaining = list(trees)
-    while remaining:
-        with Sandbox(TYPECHECK_LIMITS) as box:
-            copies = {box.share(tree, tree.name): tree for tree in remaining}
-            cache = box.give(Path(seeded_cache(box.home)))
-            done = box.run(
-                [sys.executable, "-m", "labs", "typecheck", *map(str, copies)],
-                timeout=timeout + 2 * len(copies),
-                env={"MYPY_CACHE_DIR": str(cache)},
-            )
-        if done.timed_out or CUT in done.stdout:
-            break
-        lines = done.stdout.splitlines()
-        if done.returncode and not any(MYPY_ERROR.match(line) for line in lines):
-            break  # mypy itself failed
-        blocked = BLOCKED in done.stdout
-        for copy, tree in copies.items():
-            errors = [line for line in lines if inside(copy, line)]
-            if errors:
-                results[tree] = type_errors(copy, errors)
-            elif not blocked:
-                results[tree] = Outcome("pass")
-        before, remaining = len(remaining), [t for t in remaining if t not in results]
-        if not blocked or len(remaining) == before:
-            break
-    return results
-
-
 def typecheck_tree(tree: Path, name: str, timeout: float) -> Outcome:
-    """mypy --strict via `python -m labs typecheck` over one tree (copied in as name), sandboxed."""
+    """mypy --strict over one spliced tree (copied in as name), in its own sandbox and cache."""
     with Sandbox(TYPECHECK_LIMITS) as box:
         copy = box.share(tree, name)
-        cache = box.give(Path(seeded_cache(box.home)))
-        done = box.run(
-            [sys.executable, "-m", "labs", "typecheck", str(copy)],
-            timeout=timeout,
-            env={"MYPY_CACHE_DIR": str(cache)},
-        )
+        config = prepare_run(box.home)
+        cache = box.home / "mypy_cache"
+        baseline = baseline_cache()
+        if baseline is not None:
+            with contextlib.suppress(OSError):  # a partial cache is only slower
+                shutil.copytree(baseline, cache)
+        box.give(box.home)
+        done = box.run(mypy_command(copy, config, cache), timeout=timeout)
+    if done.stopped:
+        return Outcome("fail", f"the typecheck was stopped: {done.stopped}")
     if done.timed_out:
         return Outcome("fail", f"the typecheck did not finish within {timeout:g} s")
-    errors = [line for line in done.stdout.splitlines() if inside(copy, line)]
+    lines = done.stdout.splitlines()
+    errors = [line for line in lines if inside(copy, line, box.home)]
     if errors:
         return type_errors(copy, errors)
-    if done.returncode and not MYPY_ERROR.search(done.stdout or ""):
+    failed = done.returncode and not any(MYPY_ERROR.match(line) for line in lines)
+    if failed or CUT in done.stdout:
         return Outcome(
             "fail", "mypy could not check the tree", (done.stdout + done.stderr).strip()[-500:]
         )
     return Outcome("pass")
+
+
+def typecheck_trees(trees: list[Path], timeout: float) -> dict[Path, Outcome]:
+    """Each tree's typecheck, one after another, each in a sandbox and cache of its own."""
+    return {tree: typecheck_tree(tree, tree.name, timeout) for tree in trees}

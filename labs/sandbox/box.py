@@ -1,56 +1,57 @@
-"""A sandbox per submission: the learner's processes run apart, limited, and all die at the end.
+"""A sandbox per submission: the learner's processes run apart, capped, and all die at the end.
 
-Grading runs a learner's code, so each submission gets a `Sandbox`:
+Grading runs a learner's code, so each submission gets a `Sandbox`, the
+same in every mode (modes.py says which the machine gives):
 
-- its own **user**, when the grader runs as root: a numbered uid of its own
-  (a *slot*, held with a file lock so parallel graders never share one). At the
-  end every process of that uid is killed at once (`kill(-1)` sent as that
-  uid, which the kernel applies to all of them, forks included), so a process
-  that forked and called setsid dies too. Not root: the process group only,
-  and a process that calls setsid escapes it (`Sandbox.isolation` says so);
-- its own **session and process group**, killed whole at the timeout;
-- **rlimits**: CPU seconds, address space, file size, processes (per uid, so
-  only with a slot of its own), no core files; no new privileges (setuid
-  programs do not raise it);
-- its own **private directory** (mode 0700): HOME, TMPDIR and the cwd;
-- an **environment** with nothing but what the run needs: no CI secrets,
-  no other database URL or password;
-- **no network** when the kernel allows a new network namespace (root):
-  only a loopback that is down; Postgres is then reached over its Unix socket;
-- its **output read through a capped buffer** (labs.untrusted.CappedOutput):
-  `Limits.output_bytes` of each stream are kept, half from its start and half
-  from its end; the middle is counted and dropped.
+- **bwrap**: its own PID, mount, network (unless the run needs it), IPC and
+  user namespaces, seeing only its tree, the kit and Python read-only, and
+  its private folder (bwrap.py). As root it also runs as a numbered uid of
+  its own (a *slot*, users.py). Killing bwrap's first process kills every
+  process of the namespace, setsid daemons included.
+- **uid** (root, no bwrap): a slot's uid, no network, the solution covered;
+  at the end every process of the uid is killed at once.
+- **none**: refused unless --unsafe-no-sandbox was given (modes.py).
 
-`Sandbox.popen` starts a command through a small trampoline (`python -I -S`,
-trampoline.py) that applies the namespace, the limits and the user, then
-execs the command: what runs is the command itself, never a fork of the
-grader. The limits are in limits.py, the slots and their users in users.py.
+Always: its own session; rlimits (CPU, file size, no core files, address
+space per process, processes); no new privileges; a private directory (mode
+0700) as HOME, TMPDIR and cwd; an environment with nothing but what the run
+needs. Memory and processes are capped for the submission **as a whole**: a
+cgroup where one can be had (cgroups.py), else the per-process rlimits and a
+watch (watch.py) that adds up what the submission's processes hold. Either
+way, when the submission passes a cap the whole of it is stopped and
+`Sandbox.stopped` says why, for the report. Output is read through a capped
+buffer (labs.untrusted.CappedOutput).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import selectors
 import shutil
 import signal
 import subprocess
 import tempfile
-import time
-from collections.abc import Iterator, Mapping, Sequence
+import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
-from urllib.parse import parse_qs, urlsplit
 
 from labs.trees.finding import REPO_ROOT
-from labs.untrusted import CappedOutput, clean_text
 
+from .bwrap import HIDDEN, bwrap_command
+from .cgroups import Cgroup
+from .files import remove_tree
 from .limits import Isolation, Limits
+from .modes import find_bwrap, require_isolation
+from .network import socket_folder
+from .reading import read_to_end
 from .trampoline import covers, network_namespaces, trampoline
 from .users import Slot, kill_user
+from .watch import over_caps
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+STOPPED = "the submission was stopped: "  # how a report says the sandbox stopped it
 
 
 @dataclass
@@ -60,11 +61,12 @@ class Finished:
     returncode: int | None  # None when it was killed at the timeout
     stdout: str
     stderr: str
+    stopped: str = ""  # why the sandbox stopped the submission, if it did
 
     @property
     def timed_out(self) -> bool:
         """Whether it was killed at the timeout."""
-        return self.returncode is None
+        return self.returncode is None and not self.stopped
 
 
 def links(folder: str, names: list[str]) -> list[str]:
@@ -73,13 +75,20 @@ def links(folder: str, names: list[str]) -> list[str]:
 
 
 class Sandbox:
-    """One submission's sandbox: a slot, a private directory, and the processes started in it."""
+    """One submission's sandbox: its mode, slot, cgroup, private folder and processes."""
 
-    def __init__(self, limits: Limits | None = None, *, network: bool = False) -> None:
+    def __init__(
+        self, limits: Limits | None = None, *, network: bool = False, expose: Sequence[Path] = ()
+    ) -> None:
         self.limits = limits or Limits()
-        self.cover = covers() if os.geteuid() == 0 else None
-        self.slot = Slot() if self.cover is not None else None
+        mode = require_isolation().mode
+        self.bwrap = find_bwrap() if mode == "bwrap" else None
+        root = os.geteuid() == 0
+        self.cover = covers() if root else None
+        self.slot = Slot() if self.cover is not None and mode != "none" else None
         self.uid = self.slot.uid if self.slot else None
+        self.cgroup = Cgroup.create(self.limits) if root and mode != "none" else None
+        self.expose = list(expose)
         self.root = Path(tempfile.mkdtemp(prefix="lab-sandbox-"))
         self.home = self.root / "home"
         self.home.mkdir(mode=0o700)
@@ -88,10 +97,14 @@ class Sandbox:
             os.chown(self.root, 0, self.uid)
             os.chmod(self.root, 0o750)
             os.chown(self.home, self.uid, self.uid)
-        self.isolation = Isolation(
-            own_user=self.uid is not None, no_network=not network and network_namespaces()
-        )
-        self._pgids: list[int] = []
+        no_network = not network and (mode == "bwrap" or (mode == "uid" and network_namespaces()))
+        caps = "cgroup" if self.cgroup else "rlimits"
+        self.isolation = Isolation(mode, self.uid is not None, no_network, caps)
+        self.stopped = ""
+        self._popens: list[subprocess.Popen[bytes]] = []
+        self._closed = threading.Event()
+        self._watch = threading.Thread(target=self._guard, name="sandbox-watch", daemon=True)
+        self._watch.start()
 
     def __enter__(self) -> Sandbox:
         return self
@@ -130,6 +143,63 @@ class Sandbox:
             **(extra or {}),
         }
 
+    def rlimits(self) -> dict[str, int]:
+        """The per-process limits: a lower address space where no cgroup caps the whole."""
+        space = self.limits.address_space if self.cgroup else self.limits.fallback_address_space
+        limits = {
+            "RLIMIT_CPU": self.limits.cpu_seconds,
+            "RLIMIT_AS": space,
+            "RLIMIT_FSIZE": self.limits.file_size,
+            "RLIMIT_CORE": 0,
+        }
+        if not self.cgroup and (self.uid is not None or self.bwrap):
+            # Counts the uid's (or the namespace's) processes; a cgroup, where there is one,
+            # caps them instead and says so when it refuses a fork.
+            limits["RLIMIT_NPROC"] = self.limits.processes
+        return limits
+
+    def command(
+        self, argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None
+    ) -> list[str]:
+        """The command line that starts argv in this sandbox, in the machine's mode.
+
+        A database URL in env that names a Unix socket has the socket's folder
+        shown to the command, read-only (a connection writes nothing there).
+        """
+        sockets = [
+            folder
+            for value in (env or {}).values()
+            if value.startswith(("postgresql://", "postgres://"))
+            for folder in socket_folder(value)
+        ]
+        joined = self.cgroup.procs_files if self.cgroup else []
+        user = {"uid": self.uid, "gid": self.uid}
+        if self.bwrap:
+            inside = trampoline({"limits": self.rlimits()}, argv)
+            network = not self.isolation.no_network
+            wrapped = bwrap_command(
+                self.bwrap,
+                inside,
+                box=self.root,
+                home=self.home,
+                cwd=cwd,
+                network=network,
+                expose=[*self.expose, *sockets],
+            )
+            if os.geteuid() != 0:
+                return wrapped
+            return trampoline({"cgroup": joined, "cover": self.cover or [], **user}, wrapped)
+        hidden = [str(REPO_ROOT / name) for name in HIDDEN if (REPO_ROOT / name).is_dir()]
+        plan = {
+            "cgroup": joined,
+            "unshare_net": self.isolation.no_network,
+            "cover": self.cover or [],
+            "hide": hidden if self.uid is not None else [],
+            "limits": self.rlimits(),
+            **user,
+        }
+        return trampoline(plan, argv)
+
     def popen(
         self,
         argv: Sequence[str],
@@ -141,25 +211,11 @@ class Sandbox:
         stderr: int | None = subprocess.PIPE,
         cwd: Path | None = None,
     ) -> subprocess.Popen[bytes]:
-        """Start argv in the sandbox: new session, namespace, limits, user; exec'd, not forked."""
-        limits = {
-            "RLIMIT_CPU": self.limits.cpu_seconds,
-            "RLIMIT_AS": self.limits.address_space,
-            "RLIMIT_FSIZE": self.limits.file_size,
-            "RLIMIT_CORE": 0,
-        }
-        if self.uid is not None:  # RLIMIT_NPROC counts every process of the real uid
-            limits["RLIMIT_NPROC"] = self.limits.processes
-        plan = {
-            "unshare_net": self.isolation.no_network,
-            "cover": self.cover or [],
-            "limits": limits,
-            "uid": self.uid,
-            "gid": self.uid,
-        }
+        """Start argv in the sandbox: new session, namespaces, limits, user; exec'd, not forked."""
+        where = cwd or self.home
         process = subprocess.Popen(
-            trampoline(plan, argv),
-            cwd=cwd or self.home,
+            self.command(argv, where, env),
+            cwd="/" if self.bwrap else where,
             env=self.environment(env),
             pass_fds=tuple(pass_fds),
             stdin=stdin,
@@ -167,7 +223,7 @@ class Sandbox:
             stderr=stderr,
             start_new_session=True,
         )
-        self._pgids.append(process.pid)
+        self._popens.append(process)
         return process
 
     def run(
@@ -180,68 +236,49 @@ class Sandbox:
     ) -> Finished:
         """Run argv to the end or the timeout; everything it started is killed either way."""
         process = self.popen(argv, env=env, cwd=cwd)
-        assert process.stdout is not None and process.stderr is not None
-        outputs = {
-            process.stdout.fileno(): CappedOutput(self.limits.output_bytes),
-            process.stderr.fileno(): CappedOutput(self.limits.output_bytes),
-        }
-        returncode: int | None = None
-        killed = False
-        deadline = time.monotonic() + timeout
-        with selectors.DefaultSelector() as selector:
-            for stream in (process.stdout, process.stderr):
-                selector.register(stream, selectors.EVENT_READ)
-            while selector.get_map() and time.monotonic() < deadline:
-                if process.poll() is not None and returncode is None:
-                    returncode = process.returncode
-                    self.kill()  # nothing outlives the command; the pipes then reach their end
-                    killed = True
-                    deadline = min(deadline, time.monotonic() + 1.0)
-                for key, _ in selector.select(
-                    timeout=max(0.0, min(0.2, deadline - time.monotonic()))
-                ):
-                    chunk = os.read(key.fd, 65536)
-                    if chunk:
-                        outputs[key.fd].feed(chunk)
-                    else:
-                        selector.unregister(key.fileobj)
-        if returncode is None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                returncode = process.wait(timeout=max(0.0, deadline - time.monotonic()))
-        if not killed:
-            self.kill()
-        process.wait()
-        process.stdout.close()
-        process.stderr.close()
-        out, err = (clean_text(output.text(), keep_newlines=True) for output in outputs.values())
-        return Finished(returncode, out, err)
+        returncode, out, err = read_to_end(process, timeout, self.limits.output_bytes, self.kill)
+        return Finished(None if self.stopped else returncode, out, err, self.stopped)
+
+    def _guard(self) -> None:
+        """Stop the whole submission when it passes a cap (the watch behind `stopped`)."""
+        every = 0.05 if self.cgroup else 0.1
+        while not self._closed.wait(every):
+            if self.cgroup:
+                reason = self.cgroup.tripped()
+            else:
+                roots = [p.pid for p in self._popens if p.poll() is None]
+                reason = over_caps(roots, self.uid, self.limits)
+            if reason:
+                self.stopped = reason
+                self.kill()
+                return
 
     def kill(self) -> None:
-        """Kill every process started here: their groups, and every process of the slot's uid."""
-        for pgid in self._pgids:
+        """Kill every process started here: bwrap and its namespace, groups, cgroup, uid."""
+        for process in self._popens:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pgid, signal.SIGKILL)
+                os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                process.kill()  # bwrap: its namespace's first process dies with it, and all in it
+        if self.cgroup:
+            self.cgroup.kill()
         if self.uid is not None:
             kill_user(self.uid)
 
     def close(self) -> None:
-        """Kill what is left, remove the private directory, free the slot."""
+        """Kill what is left, remove the private directory and the cgroup, free the slot."""
+        self._closed.set()
         try:
             self.kill()
+            for process in self._popens:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=5)
         finally:
-            shutil.rmtree(self.root, ignore_errors=True)
+            remove_tree(self.root)
+            if self.cgroup:
+                self.cgroup.remove()
             if self.slot:
                 self.slot.release()
-
-
-@contextlib.contextmanager
-def sandbox(limits: Limits | None = None, *, network: bool = False) -> Iterator[Sandbox]:
-    """A Sandbox for the length of a with-block."""
-    box = Sandbox(limits, network=network)
-    try:
-        yield box
-    finally:
-        box.close()
 
 
 def run_sandboxed(
@@ -254,12 +291,5 @@ def run_sandboxed(
     network: bool = False,
 ) -> Finished:
     """Run one command in a sandbox of its own (a typecheck, a migration) and clean up."""
-    with sandbox(limits, network=network) as box:
+    with Sandbox(limits, network=network) as box:
         return box.run(argv, timeout=timeout, env=env, cwd=cwd)
-
-
-def url_needs_network(database_url: str) -> bool:
-    """Whether a database URL is reached over TCP (a Unix socket needs no network)."""
-    parts = urlsplit(database_url)
-    socket_dir = parse_qs(parts.query).get("host", [""])[0]
-    return not (socket_dir.startswith("/") or (parts.hostname or "").startswith("%2f"))

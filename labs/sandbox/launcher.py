@@ -10,7 +10,12 @@ process of the sandbox and removes it.
 On Postgres the host may be given other credentials than the driver: the
 grader opens the driver's connection with its own URL, and the launcher hands
 the host the submission's own role (`database_url=`, `schema=`), which can
-reach nothing but its schema.
+reach nothing but its schema. A server reached over TCP keeps the network
+(one reached over its Unix socket needs none: the sandbox shows it the socket's
+folder).
+
+When a sandbox stops its submission (past the memory or process cap),
+`stops` keeps why, so the grade can say it.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,8 +31,9 @@ from labs.checking.launch import HOST_MODULE, host_command
 from labs.checking.pipes import PipeHost
 from labs.checking.protocol import HostProcess, HostSpec, Launcher
 
-from .box import Sandbox, url_needs_network
+from .box import Sandbox
 from .limits import Limits
+from .network import url_needs_network
 
 
 class SandboxedHost(PipeHost):
@@ -39,18 +46,23 @@ class SandboxedHost(PipeHost):
         answers_fd: int,
         output_fd: int,
         box: Sandbox,
+        stops: list[str],
     ) -> None:
         super().__init__(
             process.pid, requests_fd, answers_fd, output_fd, kill_group=True, popen=process
         )
         self.box = box
+        self.stops = stops
 
     def kill(self) -> None:
-        """Kill the host and everything it started (its group, its uid), then free the sandbox."""
+        """Kill the host and all it started (its namespace, its uid), then free the sandbox."""
         try:
+            self.box.kill()
             super().kill()
         finally:
             self.box.close()
+            if self.box.stopped:
+                self.stops.append(self.box.stopped)
 
 
 class SandboxedLauncher:
@@ -58,7 +70,7 @@ class SandboxedLauncher:
 
     `database_url` and `schema`, when given, replace the spec's for the host
     alone (the submission's role on Postgres); `module` is the host module
-    to exec (a test may name a stand-in).
+    to exec (a test may name a stand-in, from a folder it names in `expose`).
     """
 
     def __init__(
@@ -68,11 +80,14 @@ class SandboxedLauncher:
         module: str = HOST_MODULE,
         database_url: str | None = None,
         schema: str | None = None,
+        expose: Sequence[Path] = (),
     ) -> None:
         self.limits = limits
         self.module = module
         self.database_url = database_url
         self.schema = schema
+        self.expose = list(expose)
+        self.stops: list[str] = []  # why a sandbox stopped its submission, each time one did
 
     def host_spec(self, request: HostSpec) -> HostSpec:
         """The spec the host gets: the submission's credentials in place of the driver's."""
@@ -86,7 +101,11 @@ class SandboxedLauncher:
         """Copy the tree into a new sandbox and exec the host there on three pipes."""
         spec = self.host_spec(request)
         url = spec.database_url
-        box = Sandbox(self.limits, network=bool(url) and url_needs_network(url or ""))
+        box = Sandbox(
+            self.limits,
+            network=bool(url) and url_needs_network(url or ""),
+            expose=self.expose,
+        )
         to_host, from_driver = os.pipe()  # requests: the driver writes, the host reads
         from_host, to_driver = os.pipe()  # answers: the host writes, the driver reads
         output_r, output_w = os.pipe()  # the host's fd 1 and 2, capped by PipeHost
@@ -112,7 +131,7 @@ class SandboxedLauncher:
         finally:
             for fd in (to_host, to_driver, output_w):
                 os.close(fd)  # the host's ends live on in the host only
-        return SandboxedHost(process, from_driver, from_host, output_r, box)
+        return SandboxedHost(process, from_driver, from_host, output_r, box, self.stops)
 
 
 def _fits(launcher: SandboxedLauncher) -> Launcher:

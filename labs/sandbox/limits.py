@@ -1,4 +1,4 @@
-"""What a sandboxed process may take, and which protections the machine gave it."""
+"""What a submission may take, and which protections the machine gave it."""
 
 from __future__ import annotations
 
@@ -9,28 +9,57 @@ MiB = 1024 * 1024
 
 @dataclass(frozen=True)
 class Limits:
-    """What one sandboxed process may take."""
+    """What one submission may take: per process (rlimits) and all its processes together."""
 
     cpu_seconds: int = 120
-    address_space: int = 3072 * MiB
+    address_space: int = 3072 * MiB  # per process, where a cgroup caps the whole
+    fallback_address_space: int = 1536 * MiB  # per process, where no cgroup can be had
+    memory: int = 1024 * MiB  # resident memory of all the submission's processes together
+    processes: int = 128  # the submission's processes (and threads) together
     file_size: int = 256 * MiB
-    processes: int = 128  # per slot uid: the submission's processes together
     output_bytes: int = 64 * 1024  # kept of each stream: half from its start, half from its end
 
 
 @dataclass(frozen=True)
 class Isolation:
-    """Which protections applied: they depend on the machine (root or not, namespaces)."""
+    """Which protections a sandbox gives on this machine (they depend on root and bwrap).
 
+    mode is "bwrap" (own user where root, own PID, mount and network
+    namespaces), "uid" (root without bwrap: a uid of its own, no network),
+    or "none" (neither: grading refuses unless told --unsafe-no-sandbox).
+    caps is "cgroup" (memory and processes capped for the submission as a
+    whole by the kernel) or "rlimits" (per-process limits, and a watch that
+    stops the submission when its processes together pass the caps).
+    """
+
+    mode: str
     own_user: bool
     no_network: bool
+    caps: str
+
+    @property
+    def namespaces(self) -> bool:
+        """Whether the submission has PID and mount namespaces of its own."""
+        return self.mode == "bwrap"
 
     def describe(self) -> str:
         """One line for a report."""
-        user = (
-            "a user of its own (everything it starts is killed at the end)"
-            if self.own_user
-            else "the grader's user (process group only: a process that calls setsid can escape)"
+        if self.mode == "none":
+            return (
+                "NO SANDBOX (--unsafe-no-sandbox): the learner's code ran with the grader's "
+                "rights, saw its files and processes, and may have outlived grading"
+            )
+        user = "a user of its own" if self.own_user else "the grader's user"
+        where = (
+            "its own PID, mount and network namespaces (bwrap), seeing only its tree, "
+            "the kit and Python, read-only"
+            if self.namespaces
+            else "no namespaces but the network's (no bwrap): other processes are in view"
         )
         network = "no network" if self.no_network else "network not isolated"
-        return f"sandbox: {user}; {network}; rlimits; private temp dir; minimal environment"
+        caps = (
+            "memory and processes capped as a whole (cgroup)"
+            if self.caps == "cgroup"
+            else "memory and processes capped by rlimits and a watch"
+        )
+        return f"sandbox: {user}; {where}; {network}; {caps}; private temp dir; minimal environment"

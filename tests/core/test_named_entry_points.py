@@ -1,7 +1,8 @@
 """Every name the learners' workflow and the docs give of the kit still exists.
 
-GitHub Classroom runs `python -P -m labs.grading.pytest_main` from a workflow pinned to a
-kit commit, pytest loads the plugin by its pytest11 entry point, and learners and
+GitHub Classroom runs `python -P -m labs.grading.verdicts` (which grades through the pinned
+`labs.grading.pytest_main`) from a workflow pinned to a kit commit, pytest loads the plugin
+by its pytest11 entry point, and learners and
 instructors type the `python -m labs <command>` lines the READMEs and INSTRUCTORS.md show.
 A module moved without its name following would break them far from here: each name is
 read out of those files and looked up.
@@ -95,7 +96,7 @@ def resolves(dotted: str) -> bool:
 
 def test_the_readers_find_what_the_files_name() -> None:
     """The patterns see the names they must (samples from each kind of file)."""
-    assert ("the template's workflow", "labs.grading.pytest_main") in found(MODULE_RUN, WORKFLOWS)
+    assert ("the template's workflow", "labs.grading.verdicts") in found(MODULE_RUN, WORKFLOWS)
     docs = every_text()
     assert ("labs/INSTRUCTORS.md", "grade") in found(COMMAND, docs)
     assert ("labs/INSTRUCTORS.md", "labs.trees.diff.tree_diff") in found(DOTTED, docs)

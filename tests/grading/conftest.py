@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,8 +13,10 @@ from labs.grading.batch import grade_all
 from labs.grading.criteria import TYPECHECK_POINTS, Grade
 from labs.grading.grader import Grader
 from labs.pg.cluster import TempCluster
+from labs.sandbox.modes import allow_unsafe, machine_isolation
 from labs.trees.finding import tree_root
 from tests.grading import submissions as make
+from tests.support.modes import ALL_MODES, ROOT, Mode, hidden_bwrap, offered
 
 # Short, so the endless loops cost little, yet room for a loaded machine: a healthy tree's
 # host (its sandbox, the imports, the six checks) takes a few seconds at most.
@@ -54,8 +57,8 @@ def typecheck_points() -> dict[str, int]:
     }
 
 
-@pytest.fixture
-def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
+@contextlib.contextmanager
+def reachable_database(pg_cluster: TempCluster) -> Iterator[str]:
     """A new empty database whose socket the sandboxes' users may reach, dropped afterwards.
 
     The shared cluster keeps its socket to its owner; grading logs in from a
@@ -78,3 +81,35 @@ def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
         pg_cluster.drop_database(name)
         for path, mode in before.items():
             path.chmod(mode)
+
+
+@pytest.fixture
+def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
+    """A new empty database the sandboxes' users may reach, for one test."""
+    with reachable_database(pg_cluster) as url:
+        yield url
+
+
+IN_PROCESS_MODES = [m for m in ALL_MODES if m.root == ROOT and not offered(m)]
+
+
+@pytest.fixture(params=IN_PROCESS_MODES, ids=[m.name for m in IN_PROCESS_MODES])
+def mode(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Mode]:
+    """Each mode this process can grade in itself: bwrap on PATH, or hidden from it.
+
+    (The modes of another user are run as that user: see tests/support/modes.py.)
+    A machine with no isolation at all is graded here with --unsafe-no-sandbox.
+    """
+    chosen: Mode = request.param
+    with contextlib.ExitStack() as stack:
+        if not chosen.bwrap:
+            path = stack.enter_context(hidden_bwrap(tmp_path_factory.mktemp("no-bwrap")))
+            monkeypatch.setenv("PATH", path)
+        if machine_isolation().mode == "none":
+            allow_unsafe(True)
+            stack.callback(allow_unsafe, False)
+        yield chosen

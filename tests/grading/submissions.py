@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -124,12 +125,16 @@ def not_a_zip(archive: Path) -> Path:
 
 def with_region_code(folder: Path, code: str) -> Path:
     """A starter copy running code at import, from inside check 4's module-level region."""
-    tree = starter_copy(folder)
+    add_region_code(starter_copy(folder), code)
+    return folder
+
+
+def add_region_code(tree: Path, code: str) -> None:
+    """Put code at the end of check 4's module-level region, where it runs at import."""
     states = tree / "shared" / "states.py"
     text = states.read_text(encoding="utf-8")
     assert "\n# END(check 4)" in text
     states.write_text(text.replace("\n# END(check 4)", "\n" + code + "\n# END(check 4)"), "utf-8")
-    return folder
 
 
 FORGED_EVENTS = """
@@ -221,3 +226,186 @@ def zip_bomb(archive: Path, size: int) -> Path:
             for _ in range(size // len(block) + 1):
                 entry.write(block)
     return archive
+
+
+# The attacks of the isolation issue: each the code a hostile learner put in a region (or the
+# files they handed in), run end to end by tests/grading/test_attacks.py in every mode.
+
+
+def with_marker(folder: Path, marker: str) -> Path:
+    """A solved hand-in carrying a secret in a comment inside a region: a classmate's work."""
+    fixed(folder)
+    states = folder / "starter" / "shared" / "states.py"
+    text = states.read_text(encoding="utf-8")
+    states.write_text(text.replace("\n# END(check 4)", f"\n# {marker}\n# END(check 4)"), "utf-8")
+    return folder
+
+
+def vandal_daemon(mark: str) -> str:
+    """Code that leaves a setsid daemon (a shell loop named mark) wrecking what it can reach."""
+    loop = (
+        "while :; do for f in /tmp/lab-*/*/*/*.py /tmp/lab-*/*/*.py; do "
+        "echo 'raise SyntaxError(1)' > \"$f\" 2>/dev/null; done; sleep 0.1; done"
+    )
+    return f"""
+import os as _os
+if _os.fork() == 0:
+    _os.setsid()
+    if _os.fork() == 0:
+        _os.execv("/bin/sh", ["sh", "-c", {loop!r}, {mark!r}])
+    _os._exit(0)
+while True:
+    pass
+"""
+
+
+def borrowing_solution(repo_root: Path) -> str:
+    """Code that puts the solution's modules in place of the tree's own, where it can find them."""
+    return f"""
+import importlib as _il, sys as _s
+_s.path.insert(0, {str(repo_root)!r})
+_pkg = __name__.rpartition(".")[0].rpartition(".")[0]
+try:
+    for _name in ("shared.states", "shared.keys", "infra.memory"):
+        _s.modules[_pkg + "." + _name] = _il.import_module("solution." + _name)
+    ALLOWED = _il.import_module("solution.shared.states").ALLOWED
+except ImportError:
+    pass
+"""
+
+
+KIT_ALLOWLIST = """
+from labs.lesson.states import LESSON_MOVES as _moves
+ALLOWED = {RunStatus(k): frozenset(RunStatus(t) for t in v) for k, v in _moves.items()}
+"""
+
+
+def snooping(markers: list[str]) -> str:
+    """Code that reads every path in every process's argv, then fails at import saying what it saw.
+
+    Its error message is the grade's note, so what it could read is in the class table.
+    The markers are written into it backwards, so finding its own file finds none.
+    """
+    backwards = [marker[::-1] for marker in markers]
+    return f"""
+import os as _os
+_seen = set()
+_paths = []
+for _pid in _os.listdir("/proc"):
+    try:
+        with open("/proc/" + _pid + "/cmdline", "rb") as _f:
+            _paths += [_a.decode(errors="replace") for _a in _f.read().split(b"\\0")]
+    except OSError:
+        pass
+_read = 0
+for _top in [_p for _p in _paths if _p.startswith("/") and _os.path.exists(_p)]:
+    for _root, _dirs, _files in _os.walk(_top):
+        for _name in _files:
+            _read += 1
+            if _read > 5000:
+                break
+            try:
+                with open(_os.path.join(_root, _name), "rb") as _f:
+                    _text = _f.read(200000)
+            except OSError:
+                continue
+            _seen.update(_m[::-1] for _m in {backwards!r} if _m[::-1].encode() in _text)
+raise RuntimeError("snooped: " + (" ".join(sorted(_seen)) or "nothing"))
+"""
+
+
+def memory_hog(children: int, megabytes: int) -> str:
+    """Code that starts children which each fill megabytes of memory and wait."""
+    return f"""
+import os as _os, time as _t
+for _ in range({children}):
+    if _os.fork() == 0:
+        _b = bytearray({megabytes} * 1024 * 1024)
+        for _i in range(0, len(_b), 4096):
+            _b[_i] = 1
+        _t.sleep(30)
+        _os._exit(0)
+_t.sleep(30)
+"""
+
+
+def fork_storm(count: int, mark: str) -> str:
+    """Code that starts count sleeping children (named mark), each forked in turn."""
+    return f"""
+import os as _os, time as _t
+for _ in range({count}):
+    try:
+        if _os.fork() == 0:
+            _os.execv("/bin/sleep", ["sleep", {mark!r}])
+    except OSError:
+        pass
+_t.sleep(30)
+"""
+
+
+def with_stub_hiding_errors(folder: Path) -> Path:
+    """A solved hand-in with a type error in keys.py and a keys.pyi that says all is well."""
+    fixed(folder)
+    keys = folder / "starter" / "shared" / "keys.py"
+    replace_in(
+        keys,
+        r"(    # SOLUTION\(check 3\)[^\n]*\n|    # TODO\(check 3\)[^\n]*\n)",
+        r'\1    wrong: int = "text"\n',
+    )
+    (keys.parent / "keys.pyi").write_text(
+        "def idempotency_key_for(session_id: str, client_message_id: str | None, "
+        "message: str, now: float | None = ...) -> str: ...\n",
+        encoding="utf-8",
+    )
+    return folder
+
+
+def with_silenced_typecheck(folder: Path) -> Path:
+    """A solved hand-in with type errors and `# mypy: ignore-errors` at column 0 in a region."""
+    fixed(folder)
+    states = folder / "starter" / "shared" / "states.py"
+    text = states.read_text(encoding="utf-8")
+    errors = "# mypy: ignore-errors\n_one: int = 'a'\n_two: str = 2\n"
+    states.write_text(text.replace("\n# END(check 4)", "\n" + errors + "# END(check 4)"), "utf-8")
+    return folder
+
+
+def with_flask_stub(folder: Path) -> Path:
+    """The starter with a flask/__init__.pyi that would break every import of Flask it reached."""
+    tree = starter_copy(folder)
+    (tree / "flask").mkdir()
+    (tree / "flask" / "__init__.pyi").write_text("Flask: int\nrequest: int\n", encoding="utf-8")
+    (folder / "flask").mkdir()
+    (folder / "flask" / "__init__.pyi").write_text("Flask: int\n", encoding="utf-8")
+    return folder
+
+
+def with_undecodable_names(folder: Path) -> Path:
+    """The starter with a file and a folder whose names are not UTF-8."""
+    tree = starter_copy(folder)
+    (tree / "shared" / os.fsdecode(b"notes-\xff\xfe.txt")).write_text("x", encoding="utf-8")
+    (tree / os.fsdecode(b"caf\xe9")).mkdir()
+    return folder
+
+
+def with_deep_folder(folder: Path, depth: int) -> Path:
+    """The starter with a folder nested depth levels deep (made one level at a time)."""
+    tree = starter_copy(folder)
+    handle = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=handle)
+        below = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=handle)
+        os.close(handle)
+        handle = below
+    os.close(handle)
+    return folder
+
+
+def with_empty_folders(folder: Path, count: int) -> Path:
+    """The starter with count empty folders beside it."""
+    starter_copy(folder)
+    many = folder / "many"
+    many.mkdir()
+    for number in range(count):
+        os.mkdir(many / str(number))
+    return folder

@@ -222,3 +222,16 @@ def test_a_missing_tree_is_refused_naming_the_path(tmp_path: Path) -> None:
     done = grade_with_pytest("starter", tmp_path / "results.json", cwd=tmp_path)
     assert done.returncode == pytest.ExitCode.USAGE_ERROR
     assert f"no lab tree at {tmp_path / 'starter'}" in done.stderr
+
+
+def test_results_json_is_never_written_through_a_planted_link(tmp_path: Path) -> None:
+    """A link planted where results.json goes (as at a predictable /tmp path) is replaced."""
+    victim = tmp_path / "victim"
+    victim.write_text("precious", encoding="utf-8")
+    results = tmp_path / "results.json"
+    results.symlink_to(victim)
+    done = grade_with_pytest(tree_root("starter"), results, "--lab-only", "memory-1")
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert victim.read_text(encoding="utf-8") == "precious"
+    assert not results.is_symlink() and score_of(results) == MEMORY_POINTS
+    assert results.stat().st_mode & 0o777 == 0o600

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
-from labs.review import questions, texts
+from labs.review import checklist, questions, texts
 
 from .browser import browser, live_url, page, screenshot
 from .pages import HTMX
@@ -110,14 +113,14 @@ def test_without_htmx_an_answer_gives_the_whole_page_back(client: FlaskClient) -
 def test_the_checklist_loads_after_the_page(client: FlaskClient) -> None:
     """The page shows a working notice that fetches the verified checklist when loaded."""
     page = client.get("/review").text
-    assert re.search(r'id="checklist-working"\s+hx-get="/review/checklist"', page)
+    assert re.search(r'id="checklist-working"\s+hx-post="/review/checklist"', page)
 
 
 def test_the_checklist_is_verified_by_the_lab(client: FlaskClient) -> None:
     """On the starter as shipped: 3 of 6 on memory, Postgres not verifiable, marks counted."""
     for question_id in ("split", "stateless", "idempotent"):
         questions.save(question_id, "answer", "got")
-    page = client.get("/review/checklist?quick=1", headers=HTMX).text
+    page = client.post("/review/checklist?quick=1", headers=HTMX).text
     found = statuses(page)
     assert found["lab"] == "open" and found["interview"] == "done"
     assert "3 of 6 checks pass on the in-memory store; failing: 3, 4, 5" in page
@@ -127,7 +130,7 @@ def test_the_checklist_is_verified_by_the_lab(client: FlaskClient) -> None:
 
 def test_ticking_an_item_yourself_marks_it_done(client: FlaskClient) -> None:
     """Ticking the item only the learner can judge makes it done; unticking undoes it."""
-    client.get("/review/checklist?quick=1", headers=HTMX)
+    client.post("/review/checklist?quick=1", headers=HTMX)
     ticked = client.post(
         "/review/checklist/tick", data={"item": "architecture", "ticked": "on"}, headers=HTMX
     ).text
@@ -136,6 +139,49 @@ def test_ticking_an_item_yourself_marks_it_done(client: FlaskClient) -> None:
         "/review/checklist/tick", data={"item": "architecture", "ticked": ""}, headers=HTMX
     ).text
     assert statuses(unticked)["architecture"] == "unverified"
+
+
+@pytest.fixture
+def verifications(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The checklist's verification, counted, each taking a moment (when it started, each time)."""
+    started: list[float] = []
+    lock = threading.Lock()
+
+    def slow(settings: checklist.Settings) -> list[checklist.Item]:
+        with lock:
+            started.append(time.monotonic())
+        time.sleep(0.5)
+        return []
+
+    monkeypatch.setattr(checklist, "checklist", slow)
+    return started
+
+
+def test_a_cross_site_request_never_runs_the_checklist(
+    client: FlaskClient, verifications: list[float]
+) -> None:
+    """A GET (from anywhere) and four cross-site POSTs at once verify nothing: 405 and 403s."""
+    assert client.get("/review/checklist?quick=1", headers=HTMX).status_code == 405
+    foreign = {**HTMX, "Origin": "https://elsewhere.example", "Sec-Fetch-Site": "cross-site"}
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(
+            pool.map(lambda _: client.post("/review/checklist", headers=foreign), range(4))
+        )
+    assert [a.status_code for a in answers] == [403] * 4
+    assert verifications == []
+
+
+def test_four_verifications_at_once_run_one_and_say_busy_to_the_rest(
+    client: FlaskClient, verifications: list[float]
+) -> None:
+    """The checklist takes the dashboard's one check-run slot: one runs, three answer 409."""
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _: client.post("/review/checklist", headers=HTMX), range(4)))
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [200, 409, 409, 409]
+    assert len(verifications) == 1
+    busy = next(a.text for a in answers if a.status_code == 409)
+    assert "already going" in busy and "checklist-busy-notice" in busy
 
 
 @pytest.mark.browser

@@ -4,6 +4,11 @@ The texts, the saved answers and marks, and the checklist's verifications are
 labs.review's, the same as `python -m labs review` and `python -m labs
 checklist`, so the page and the terminal agree. Answers and marks are kept
 in the lab's local state folder.
+
+Verifying the checklist runs the checks and mypy on the learner's tree, so it
+is a POST (refused from another site's page, safety.py) and takes the
+dashboard's one slot for check runs (jobs.py): a GET never runs code, and
+four verifications at once are one run and three "busy" answers.
 """
 
 from __future__ import annotations
@@ -15,9 +20,11 @@ import htmx_flask  # type: ignore[import-untyped]
 from flask import Blueprint, Response, abort, current_app, g, request
 
 from labs.review import checklist, questions, texts
+from labs.term.i18n import N_
 
 from .. import forms
-from ..i18n import _, page_language
+from ..i18n import Sentence, _, page_language
+from ..jobs import BusyError
 from ..lab import lab
 from ..render import render_view
 from ..safety import FormError
@@ -89,6 +96,7 @@ def review_context(revealed: str = "", form_error: str = "", error_for: str = ""
         "quick": False,
         "checklist_labels": texts.load("checklist")["labels"],
         "progress_oob": False,
+        "busy": "",
     }
 
 
@@ -157,20 +165,38 @@ def checklist_context(items: list[checklist.Item]) -> dict[str, Any]:
 
 
 def verified(quick: bool) -> list[checklist.Item]:
-    """Run the checklist's verifications for the learner's tree, and remember the result."""
+    """Run the checklist's verifications for the learner's tree, and remember the result.
+
+    BusyError when a check run (or another verification) holds the slot.
+    """
+    the_lab = lab()
     settings = checklist.Settings(
-        tree=lab().tree_spec("starter"), database_url=lab().database_url, quick=quick
+        tree=the_lab.tree_spec("starter"), database_url=the_lab.database_url, quick=quick
     )
-    items = checklist.checklist(settings)
+    with the_lab.jobs.hold("checks", Sentence(N_("the review checklist"))):
+        items = checklist.checklist(settings)
     with _lock:
         current_app.extensions.setdefault(_LAST_KEY, {})[settings.tree] = items
     return items
 
 
-@bp.get("/checklist")
+def busy_checklist(busy: BusyError) -> Response:
+    """The checklist's place, saying what holds the slot, with a 409."""
+    return render_view(
+        "review.html",
+        "partials/review_checklist.html",
+        {**review_context(), **checklist_context([]), "busy": str(busy)},
+        409,
+    )
+
+
+@bp.post("/checklist")
 def checklist_fragment() -> Response:
     """The checklist, verified now (the checks and the typecheck run in subprocesses)."""
-    items = verified(request.args.get("quick") == "1")
+    try:
+        items = verified(request.values.get("quick") == "1")
+    except BusyError as busy:
+        return busy_checklist(busy)
     return render_view(
         "review.html",
         "partials/review_checklist.html",
@@ -190,7 +216,10 @@ def tick() -> Response:
     with _lock:
         items = current_app.extensions.get(_LAST_KEY, {}).get(lab().tree_spec("starter"))
     if items is None:
-        items = verified(quick=True)
+        try:
+            items = verified(quick=True)
+        except BusyError as busy:
+            return busy_checklist(busy)
     for item in items:
         if item.id == item_id:
             item.ticked = ticked

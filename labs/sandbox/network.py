@@ -1,0 +1,21 @@
+"""Which runs need the network, and which socket folder a sandbox must be shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+
+def socket_folder(database_url: str | None) -> list[Path]:
+    """The folder of the server's Unix socket a URL names (`?host=/path`), if it names one."""
+    if not database_url or url_needs_network(database_url):
+        return []
+    folder = parse_qs(urlsplit(database_url).query).get("host", [""])[0]
+    return [Path(folder)] if folder.startswith("/") and Path(folder).is_dir() else []
+
+
+def url_needs_network(database_url: str) -> bool:
+    """Whether a database URL is reached over TCP (a Unix socket needs no network)."""
+    parts = urlsplit(database_url)
+    socket_dir = parse_qs(parts.query).get("host", [""])[0]
+    return not (socket_dir.startswith("/") or (parts.hostname or "").startswith("%2f"))

@@ -1,0 +1,82 @@
+"""The typecheck reads the spliced tree with the kit's settings: nothing handed in steers it."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from labs.grading.criteria import CRITERIA
+from labs.grading.edits import edits_outside_regions
+from labs.grading.grader import Grader
+from labs.grading.splice import splice
+from labs.grading.typecheck import MYPY_SETTINGS
+from labs.trees.finding import REPO_ROOT
+from tests.grading import submissions as make
+from tests.support.modes import Mode
+
+TYPECHECK = next(c for c in CRITERIA if c.kind == "typecheck")
+
+
+def test_the_grading_settings_are_the_projects_tree_settings() -> None:
+    """MYPY_SETTINGS says what pyproject.toml's [tool.mypy] says for the trees."""
+    with (REPO_ROOT / "pyproject.toml").open("rb") as config:
+        project = tomllib.load(config)["tool"]["mypy"]
+    shown = {
+        key: ",".join(value) if isinstance(value, list) else str(value)
+        for key, value in project.items()
+        if key != "overrides"
+    }
+    assert shown == MYPY_SETTINGS
+
+
+def test_a_stub_beside_a_module_is_an_edit_and_hides_nothing(tmp_path: Path, mode: Mode) -> None:
+    """keys.pyi over a keys.py with a type error: listed as a new file, the typecheck fails."""
+    tree = make.with_stub_hiding_errors(tmp_path / "eve") / "starter"
+    assert "shared/keys.pyi:1: a new file" in edits_outside_regions(tree)
+    outcome = Grader(tree).outcome(TYPECHECK)
+    assert outcome.status == "fail" and "keys.py" in outcome.output
+
+
+def test_a_mypy_line_in_a_region_is_not_read_and_the_errors_count(
+    tmp_path: Path, mode: Mode
+) -> None:
+    """`# mypy: ignore-errors` at column 0 in a region: mypy still reports the region's errors."""
+    tree = make.with_silenced_typecheck(tmp_path / "sly") / "starter"
+    grader = Grader(tree)
+    outcome = grader.outcome(TYPECHECK)
+    assert outcome.status == "fail" and "states.py" in outcome.output
+    spliced = (grader.graded_tree / "shared" / "states.py").read_text(encoding="utf-8")
+    assert "\n# mypy:" not in spliced
+
+
+def test_settings_files_and_stubs_of_the_hand_in_never_reach_the_spliced_tree(
+    tmp_path: Path,
+) -> None:
+    """setup.cfg, mypy.ini, py.typed and stubs (in the tree or its migrations) are left out."""
+    tree = make.fixed(tmp_path / "max") / "starter"
+    for name in ("setup.cfg", "mypy.ini", "py.typed", "shared/keys.pyi"):
+        (tree / name).write_text("[mypy]\nignore_errors = True\n", encoding="utf-8")
+    (tree / "migrations").mkdir()
+    (tree / "migrations" / "env.py").write_text("", encoding="utf-8")
+    (tree / "migrations" / "flask.pyi").write_text("", encoding="utf-8")
+    spliced = tmp_path / "spliced"
+    splice(tree, spliced)
+    for name in ("setup.cfg", "mypy.ini", "py.typed", "shared/keys.pyi", "migrations/flask.pyi"):
+        assert not (spliced / name).exists(), name
+    assert (spliced / "migrations" / "env.py").is_file()
+    edits = edits_outside_regions(tree)
+    assert {f"{n}:1: a new file" for n in ("setup.cfg", "mypy.ini", "py.typed")} <= set(edits)
+
+
+def test_a_mistyped_tree_fails_and_a_clean_one_passes(tmp_path: Path, mode: Mode) -> None:
+    """The rule both ways: the solved tree typechecks; one wrong annotation in a region fails."""
+    clean = make.fixed(tmp_path / "ada") / "starter"
+    wrong = make.fixed(tmp_path / "ben") / "starter"
+    make.replace_in(
+        wrong / "shared" / "keys.py",
+        r"(    # SOLUTION\(check 3\)[^\n]*\n|    # TODO\(check 3\)[^\n]*\n)",
+        r'\1    wrong: int = "text"\n',
+    )
+    assert Grader(clean).outcome(TYPECHECK).status == "pass"
+    failed = Grader(wrong).outcome(TYPECHECK)
+    assert failed.status == "fail" and "keys.py" in failed.output
