@@ -102,6 +102,7 @@ class Driver:
                 self.tree, self.store_kind, session, self.rng, self.db, session.statuses
             )
             check.run(ctx)
+            ctx.audit()
             result.passed = True
         except CheckFailedError as failure:
             result.expected, result.got, result.hint = failure.expected, failure.got, failure.hint

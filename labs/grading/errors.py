@@ -1,4 +1,5 @@
-"""The grading package's errors: a hand-in that cannot be graded, a migration, a criterion."""
+"""The grading package's errors: a hand-in that cannot be graded, a migration, a criterion,
+and a database the grader may not grade on."""
 
 from __future__ import annotations
 
@@ -13,3 +14,10 @@ class MigrationFailedError(Exception):
 
 class CriterionFailedError(Exception):
     """The submission did not meet a criterion: a grade, not an error of the run."""
+
+
+class GradingRefusedError(Exception):
+    """The database cannot be graded on as given: the grading machine's failure, not the learner's.
+
+    The message names what is missing and, where one command grants it, that command.
+    """

@@ -163,6 +163,12 @@ class TempCluster:
         """Stop the server (fast: disconnect clients, roll back their transactions)."""
         self._run("pg_ctl", "-D", str(self.datadir), "-m", mode, "-w", "stop")
 
+    def allow(self, line: str) -> None:
+        """Put a line first in pg_hba.conf and have the server reread it (other set-ups' tests)."""
+        hba = self.datadir / "pg_hba.conf"
+        hba.write_text(line + "\n" + hba.read_text(encoding="utf-8"), encoding="utf-8")
+        self._run("pg_ctl", "-D", str(self.datadir), "reload")
+
     def wait_ready(self, timeout: float = 30.0) -> None:
         """Block until a connection succeeds."""
         deadline = time.monotonic() + timeout
