@@ -66,17 +66,24 @@ def marker_folder() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+# The issue's first finding: runs becomes a view filtered by a function that, read by a
+# superuser, runs a program as the server's OS user and makes a lasting superuser. The view
+# stays updatable, so the tree's store works through it as if nothing had changed.
 VIEW_OVER_A_FUNCTION = """
 op.execute("ALTER TABLE runs RENAME TO runs_kept")
 op.execute('''
-CREATE FUNCTION visible_runs() RETURNS SETOF runs_kept LANGUAGE plpgsql AS $body$
+CREATE FUNCTION visible(run_id text) RETURNS boolean LANGUAGE plpgsql AS $body$
 BEGIN
-    EXECUTE 'COPY (SELECT 1) TO PROGRAM ' || quote_literal('touch MARKER');
-    EXECUTE 'CREATE ROLE lab_pwned SUPERUSER LOGIN';
-    RETURN QUERY SELECT * FROM runs_kept;
+    IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+        EXECUTE 'COPY (SELECT 1) TO PROGRAM ' || quote_literal('touch MARKER');
+        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'lab_pwned') THEN
+            EXECUTE 'CREATE ROLE lab_pwned SUPERUSER LOGIN';
+        END IF;
+    END IF;
+    RETURN true;
 END
 $body$''')
-op.execute("CREATE VIEW runs AS SELECT * FROM visible_runs()")
+op.execute("CREATE VIEW runs AS SELECT * FROM runs_kept WHERE visible(id)")
 """
 
 
