@@ -103,11 +103,13 @@ class CheckContext:
     def request(self, method: str, path: str, body: object = None) -> Answer:
         """Send one HTTP request through the tree's gateway and return its answer."""
         value = self.host.call("http", method=method, path=path, body=body)
+        self.noted({"op": "http", "method": method, "path": path}, value)
         return _answer(value)
 
     def store(self, method: str, *args: Any, actor: str = "gateway", traced: bool = True) -> Any:
         """Call one of the store's methods in the host; RefusedError if the tree raised."""
-        return self.host.call("store", method=method, args=list(args), actor=actor, traced=traced)
+        value = self.host.call("store", method=method, args=list(args), actor=actor, traced=traced)
+        return self.noted({"op": "store", "method": method}, value)
 
     def key(
         self, session_id: str, client_message_id: str | None, message: str, now: float | None = None
@@ -130,13 +132,19 @@ class CheckContext:
         for index in range(len(calls)):
             answer = record(found[index]) if index < len(found) else {}
             ok = answer.get("ok") is True
+            if ok:
+                self.noted(calls[index], answer.get("value"))
             replies.append(answer.get("value") if ok else RefusedError(answer.get("error")))
         return replies
 
     def burst(self, n: int, op: str, *, pause: float = 1e-4, **call: Any) -> list[dict[str, Any]]:
         """The same request on n threads at once, switching threads between the tree's lines."""
         answers = self.host.call("burst", n=n, call={"op": op, **call}, pause=pause)
-        return [a for a in answers if isinstance(a, dict)] if isinstance(answers, list) else []
+        found = [a for a in answers if isinstance(a, dict)] if isinstance(answers, list) else []
+        for answer in found:
+            if answer.get("ok") is True:
+                self.noted({"op": op, **call}, answer.get("value"))
+        return found
 
     def new_session(self) -> str:
         """Open a session through the gateway and return its id."""
@@ -162,8 +170,19 @@ class CheckContext:
         return record(self.store("get_run", run_id, traced=False))
 
     # --- what the tables hold ---------------------------------------------------------
+    def noted(self, call: dict[str, Any], value: Any) -> Any:
+        """On Postgres, remember the row an answer says it made (see database.Ledger); value."""
+        if self.db is not None:
+            self.db.ledger.note(call, value)
+        return value
+
+    def audit(self) -> None:
+        """On Postgres, fail unless the tables hold exactly the rows the answers named."""
+        if self.db is not None:
+            self.db.audit()
+
     def rows_with_key(self, key: str) -> int:
-        """Rows in runs holding key: counted by the driver on Postgres."""
+        """Rows in runs holding key: counted by the driver on Postgres, after every row was."""
         if self.db is not None:
             return self.db.count(key)
         return int(self.store("count_runs_with_key", key, traced=False))

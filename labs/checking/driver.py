@@ -128,6 +128,7 @@ class Driver:
                 self.second_process,
             )
             check.run(ctx)
+            ctx.audit()
             result.passed = True
         except CheckFailedError as failure:
             result.expected, result.got, result.hint = failure.expected, failure.got, failure.hint

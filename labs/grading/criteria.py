@@ -69,9 +69,15 @@ CRITERIA: list[Criterion] = [
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a submission did on one criterion: pass, fail, or skip (not graded here)."""
+    """How a submission did on one criterion: pass, fail, skip or error.
 
-    status: str  # "pass", "fail" or "skip"
+    skip: not graded here (no database given); error: not graded because the
+    grading machine failed (a server that refuses the grader, say), which is
+    never the learner's failure. Neither counts in the score or its maximum;
+    both say why in the message.
+    """
+
+    status: str  # "pass", "fail", "skip" or "error"
     message: str = ""
     output: str = ""
     test_code: str = ""
@@ -103,12 +109,20 @@ class Grade:
         return "; ".join(said)
 
     def graded(self) -> list[tuple[Criterion, Outcome]]:
-        """The criteria that were graded (not skipped), with their outcomes."""
+        """The criteria that were graded (not skipped, not failed to grade), with their outcomes."""
+        return [(c, o) for c, o in self.reported() if o.status != "error"]
+
+    def reported(self) -> list[tuple[Criterion, Outcome]]:
+        """The criteria results.json lists: graded ones, and those the grading machine failed."""
         return [
             (c, self.outcomes[c.key])
             for c in CRITERIA
             if c.key in self.outcomes and self.outcomes[c.key].status != "skip"
         ]
+
+    def not_graded(self) -> list[tuple[Criterion, Outcome]]:
+        """The criteria the grading machine failed to grade (status error), with why."""
+        return [(c, o) for c, o in self.reported() if o.status == "error"]
 
     @property
     def score(self) -> int:

@@ -1,4 +1,5 @@
-"""The grading package's errors: a hand-in, a migration, a criterion, an output."""
+"""The grading package's errors: a hand-in, a migration, a criterion, an output, and a
+database the grader may not grade on."""
 
 from __future__ import annotations
 
@@ -17,3 +18,10 @@ class CriterionFailedError(Exception):
 
 class OutputError(Exception):
     """A grade could not be written (or read back) safely: the message names the path and why."""
+
+
+class GradingRefusedError(Exception):
+    """The database cannot be graded on as given: the grading machine's failure, not the learner's.
+
+    The message names what is missing and, where one command grants it, that command.
+    """

@@ -12,13 +12,12 @@ from labs.sandbox.modes import machine_isolation
 from ..untrusted import clean_text
 from .criteria import CRITERIA, Criterion, Grade, Outcome
 from .edits import edits_outside_regions
-from .errors import MigrationFailedError
 from .flags import Flag, criteria_flagged, region_flags
 from .intake import copy_folder, walk
-from .isolate import CHECK_NUMBERS, check_outcomes
-from .migration import judge_migration, migration_files, no_migration_message
+from .isolate import check_outcomes
+from .migration import judge_migration, migration_files
 from .notes import NEEDS_REVIEW, UNSAFE, add_notes, flags_note
-from .on_postgres import migrated_schema
+from .on_postgres_checks import postgres_outcomes
 from .splice import splice
 from .typecheck import typecheck_tree
 
@@ -168,27 +167,14 @@ class Grader:
     def _run_checks_on_postgres(self) -> dict[int, Outcome]:
         """The six checks against a schema of this submission's own, built by its migration."""
         assert self.database_url is not None
-        files = migration_files(self.tree, self.migrations)
-        if not files:
-            reason = "no migration of the tree's own to apply to Postgres: " + no_migration_message(
-                self.tree, self.migrations
-            )
-            return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", reason))
-        try:
-            with migrated_schema(
-                self.database_url, self.tree, files[0].parent, self.typecheck_timeout
-            ) as tenant:
-                # The driver reads the tables as the grader; the host logs in as the submission.
-                return check_outcomes(
-                    self.graded_tree,
-                    "postgres",
-                    timeout=self.timeout,
-                    database_url=self.database_url,
-                    tenant_url=tenant.url,
-                    schema=tenant.schema,
-                )
-        except MigrationFailedError as error:
-            return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", str(error)))
+        return postgres_outcomes(
+            self.database_url,
+            self.tree,
+            self.graded_tree,
+            self.migrations,
+            timeout=self.timeout,
+            migration_timeout=self.typecheck_timeout,
+        )
 
     def typecheck(self) -> Outcome:
         """mypy --strict over the spliced tree, sandboxed; only errors in the tree count."""

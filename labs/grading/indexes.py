@@ -65,7 +65,9 @@ def read_indexes(database_url: str, schema: str) -> list[PgIndex]:
     """The indexes (constraints' included) of runs and messages in schema, from pg_catalog."""
     import psycopg2
 
-    connection = psycopg2.connect(database_url, connect_timeout=5)
+    from labs.pg.plain import PINNED
+
+    connection = psycopg2.connect(database_url, connect_timeout=5, options=PINNED)
     try:
         with connection.cursor() as cursor:
             cursor.execute(_INDEXES, (schema,))

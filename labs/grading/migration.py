@@ -17,9 +17,11 @@ ON CONFLICT can use). A partial unique
 index, a unique index on seq alone or a constraint on other columns is not
 the uniqueness the lesson asks for.
 
-Without a database the scripts are read, never imported (scripts.py: they
-are the learner's code), with the same rule for columns and WHERE clauses,
-and the outcome says it was read, not run.
+Without a database the migration runs on a throwaway cluster of the
+grader's own when the PostgreSQL server binaries are installed
+(on_postgres_throwaway.py); without those it is not graded, and says so.
+Reading the scripts instead of running them would pass a constraint a later
+script drops, or one an `op.execute` never made.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from pathlib import Path
 
 from .criteria import Outcome
 from .indexes import judge_indexes, read_indexes
-from .scripts import missing_constraints
 
 # Where `alembic -x tree=<name> revision` writes a tree's migration, relative to the tree's parent.
 VERSIONS = Path("migrations") / "versions"
@@ -82,17 +83,11 @@ def no_migration_message(tree: Path, migrations: Path | None = None) -> str:
     return message
 
 
-def judge_statically(files: list[Path]) -> Outcome:
-    """Both unique constraints in the scripts, read, not run (no database to run them on)."""
-    missing = missing_constraints(files)
-    read = "read, not run (no DATABASE_URL): " + ", ".join(p.name for p in files)
-    if missing:
-        return Outcome(
-            "fail",
-            "the migration does not create the unique constraint on " + " nor on ".join(missing),
-            read,
-        )
-    return Outcome("pass", "", read)
+NO_DATABASE = (
+    "not graded: no database to run the migration on: set DATABASE_URL, or install the "
+    "PostgreSQL server binaries (e.g. `apt-get install postgresql`) for a throwaway one"
+)
+THROWAWAY = "run on a throwaway Postgres cluster (no DATABASE_URL)"
 
 
 def judge_migration(
@@ -101,18 +96,29 @@ def judge_migration(
     database_url: str | None = None,
     timeout: float = 120.0,
 ) -> Outcome:
-    """The migration criterion: on Postgres when there is a database, read otherwise."""
+    """The migration criterion, from what Postgres holds after the tree's own migration ran."""
     files = migration_files(tree, migrations)
     if not files:
         return Outcome("fail", no_migration_message(tree, migrations))
-    if not database_url:
-        return judge_statically(files)
-    from .errors import MigrationFailedError
-    from .on_postgres import migrated_schema
+    from labs.pg.errors import NotPlainTablesError
+
+    from .errors import GradingRefusedError, MigrationFailedError
+    from .on_postgres import NOT_GRADED, migrated_schema, not_plain
+    from .on_postgres_throwaway import throwaway_url
 
     try:
-        with migrated_schema(database_url, tree, files[0].parent, timeout) as tenant:
-            indexes = read_indexes(database_url, tenant.schema)
+        server = database_url or throwaway_url()
+        if server is None:
+            return Outcome("skip", NO_DATABASE)
+        with migrated_schema(server, files[0].parent, timeout) as tenant:
+            indexes = read_indexes(tenant.reader_url, tenant.schema)
+    except GradingRefusedError as error:
+        return Outcome("error", f"{NOT_GRADED}{error}")
     except MigrationFailedError as error:
         return Outcome("fail", str(error))
-    return judge_indexes(indexes)
+    except NotPlainTablesError as error:
+        return Outcome("fail", not_plain(error))
+    outcome = judge_indexes(indexes)
+    if database_url:
+        return outcome
+    return Outcome(outcome.status, outcome.message, f"{THROWAWAY}\n{outcome.output}".strip())

@@ -31,7 +31,8 @@ UNSAFE = (
 
 def add_notes(grade: Grade, tree: Path, outside: list[str] | None = None) -> None:
     """Set the grade's notes and its edits outside the regions, from its outcomes and tree."""
-    grade.notes = [note for note in (stopped_note(grade), postgres_note(grade)) if note]
+    notes = (stopped_note(grade), postgres_note(grade), *not_graded_notes(grade))
+    grade.notes = [note for note in notes if note]
     grade.outside_regions = [
         clean_text(edit) for edit in (edits_outside_regions(tree) if outside is None else outside)
     ]
@@ -42,6 +43,17 @@ def add_notes(grade: Grade, tree: Path, outside: list[str] | None = None) -> Non
 def needs_review(grade: Grade) -> bool:
     """Whether a person should look before the score is used (see Grader.annotate)."""
     return any(note.startswith(NEEDS_REVIEW) for note in grade.notes)
+
+
+def not_graded_notes(grade: Grade) -> list[str]:
+    """One note per reason the grading machine could not grade some criteria, naming them."""
+    by_reason: dict[str, list[str]] = {}
+    for criterion, outcome in grade.not_graded():
+        kind = "the checks on Postgres" if criterion.kind == "postgres" else criterion.key
+        kinds = by_reason.setdefault(outcome.message, [])
+        if kind not in kinds:
+            kinds.append(kind)
+    return [f"{' and '.join(kinds)}: {reason}" for reason, kinds in by_reason.items()]
 
 
 def postgres_note(grade: Grade) -> str:

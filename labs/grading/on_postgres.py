@@ -1,54 +1,81 @@
 """Grading on Postgres: a role and a schema per submission, built by its own migration.
 
 The checks on Postgres only mean something against the tables the learner's
-migration creates, so each grading run makes a role of its own and a fresh
-schema that role owns, applies the submission's migration there as that role
-(in the submission's sandbox), runs the checks as that role, and at the end
-drops the role, the schema and everything the role owned (and nothing else).
+migration creates, so each grading run makes roles of its own
+(on_postgres_roles.py) and a fresh schema the tenant owns, applies the
+submission's migration there as the tenant (in the submission's sandbox),
+makes sure the catalog shows plain tables (labs/pg/plain.py), lets the
+reader read them, and at the end drops both roles, the schema and all the
+tenant made (and nothing else).
 
-The role holds no privilege but its schema: other submissions' schemas, the
-trees' own schemas (`solution`, `starter`) and tables in `public` were made
-by other roles and grant it nothing. That boundary is Postgres's own; it is
-only as strong as the server's authentication (see INSTRUCTORS.md: with
-`trust`, a learner's code may log in as another role).
+Whose failure it is decides how it is reported. Before any of the learner's
+code ran, a failure is the grading machine's: no connection, too few
+privileges, a role that cannot log in (GradingRefusedError, "not graded").
+From the migration on, it is the submission's: a migration that fails, or
+tables that are not plain tables ("could not grade", which scores nothing).
+
+The URL's transport is kept as given: a TCP URL stays TCP (the sandbox then
+keeps its loopback network), a socket URL stays a socket. The boundary is
+Postgres's own, as strong as the server's authentication: every role is
+given a password, which `trust` (as in the test clusters) never asks for.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import secrets
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import psycopg2
-from psycopg2 import sql
 
+from labs.pg.errors import NotPlainTablesError
+from labs.pg.plain import PINNED, ensure_plain_tables
+from labs.pg.tenants import new_names
 from labs.sandbox.box import Sandbox
 from labs.trees.finding import REPO_ROOT
+from labs.untrusted import clean_text
 
-from .errors import MigrationFailedError
+from .errors import GradingRefusedError, MigrationFailedError
 from .isolate import needs_network
+from .on_postgres_roles import (
+    clean_leftovers,
+    connect_admin,
+    create_roles,
+    drop_roles,
+    end_migration,
+    first_line,
+    grant_reader,
+    refuse_without_privileges,
+    safe_url,
+)
 
+NOT_GRADED = "not graded: "  # the grading machine's failure: the criterion counts for nothing
+COULD_NOT_GRADE = "could not grade: "  # the submission's: the criterion scores nothing
 ERROR_LINE = re.compile(r"\w+(Error|Exception)\b")
+# What the sandbox runs to see the tenant log in from there: the kit's code, not the tree's.
+LOGIN_PROBE = "import os, psycopg2; psycopg2.connect(os.environ['DATABASE_URL']).close()"
+HBA_ADVICE = (
+    "the server must accept password logins for every role over this connection "
+    "(pg_hba.conf, e.g. `host all all 127.0.0.1/32 scram-sha-256`)"
+)
 
 
 @dataclass(frozen=True)
 class Tenant:
-    """One submission's place in the database: its role (named like its schema) and URL."""
+    """One submission's place in the database: its schema, and the two roles' URLs."""
 
     schema: str
-    url: str  # DATABASE_URL for the submission: logs in as its role
+    url: str  # DATABASE_URL for the submission: its migration and its host log in with it
+    reader_url: str = ""  # the driver's: reads the schema's three tables, and nothing else
 
 
-def grading_schema(tree: Path) -> str:
-    """A schema name no other grading run uses: grade_<tree name>_<random>."""
-    stem = re.sub(r"[^a-z0-9_]", "_", tree.name.lower())[:30]
-    return f"grade_{stem}_{secrets.token_hex(4)}"
+def not_plain(error: NotPlainTablesError) -> str:
+    """The submission's failure when its migration made more than plain tables."""
+    return f"{COULD_NOT_GRADE}the migration made {'; '.join(error.problems)}"
 
 
 def as_role(database_url: str, role: str, password: str) -> str:
@@ -81,103 +108,55 @@ def apply_migration(tenant: Tenant, versions: Path, timeout: float) -> None:
         )
 
 
+def ensure_logins(tenant: Tenant) -> None:
+    """The tenant logs in from a sandbox as its host will, the reader from here; or refuse."""
+    with Sandbox(network=needs_network(tenant.url)) as box:
+        done = box.run(
+            [sys.executable, "-I", "-c", LOGIN_PROBE], timeout=30, env={"DATABASE_URL": tenant.url}
+        )
+    if done.returncode != 0:
+        said = [line for line in done.stderr.splitlines() if "psycopg2" in line or "FATAL" in line]
+        why = clean_text((said or done.stderr.splitlines() or ["no answer"])[-1], 300)
+        raise GradingRefusedError(
+            f"a submission's role cannot log in to {safe_url(tenant.url)} from its sandbox "
+            f"({why.strip()}): {HBA_ADVICE}"
+        )
+    try:
+        psycopg2.connect(tenant.reader_url, connect_timeout=5, options=PINNED).close()
+    except psycopg2.Error as error:
+        raise GradingRefusedError(
+            f"the grader's reading role cannot log in to {safe_url(tenant.url)} "
+            f"({first_line(error)}): {HBA_ADVICE}"
+        ) from None
+
+
 @contextlib.contextmanager
-def migrated_schema(
-    database_url: str, tree: Path, versions: Path, timeout: float
-) -> Iterator[Tenant]:
-    """Yield a fresh role and schema, migrated from versions; drop both afterwards."""
-    schema = grading_schema(tree)
-    tenant = Tenant(schema, as_role(database_url, schema, secrets.token_urlsafe(18)))
-    try:
-        create_tenant(database_url, tenant)
-        tenant = Tenant(schema, over_socket(database_url, tenant.url) or tenant.url)
-        apply_migration(tenant, versions, timeout)
-        yield tenant
-    finally:
-        drop_tenant(database_url, tenant.schema)
+def migrated_schema(database_url: str, versions: Path, timeout: float) -> Iterator[Tenant]:
+    """Yield a fresh tenant whose schema the submission's migration built; drop all afterwards.
 
-
-def over_socket(database_url: str, url: str) -> str | None:
-    """The URL over the server's Unix socket, when it is local and others may reach the socket.
-
-    A sandbox without a network can still reach Postgres through a socket
-    file; a TCP URL to this machine is rewritten to it when that is possible.
+    Raises GradingRefusedError before any of the submission's code ran,
+    MigrationFailedError or NotPlainTablesError after.
     """
-    parts = urlsplit(url)
-    if parts.hostname not in ("localhost", "127.0.0.1", "::1"):
-        return None
-    with contextlib.suppress(psycopg2.Error):
-        connection = admin(database_url)
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute("SHOW unix_socket_directories")
-                folders = str((cursor.fetchone() or [""])[0]).split(",")
-                cursor.execute("SHOW port")
-                port = str((cursor.fetchone() or [""])[0])
-        finally:
-            connection.close()
-        for folder in (f.strip() for f in folders):
-            if folder.startswith("/") and reachable(Path(folder)):
-                login = parts.netloc.rpartition("@")[0]
-                query = urlencode({"host": folder, "port": port})
-                return urlunsplit(parts._replace(netloc=f"{login}@", query=query))
-    return None
-
-
-def reachable(folder: Path) -> bool:
-    """Whether any user may pass through folder and every folder above it."""
-    return all(os.stat(p).st_mode & 0o001 for p in [folder, *folder.parents])
-
-
-def admin(database_url: str) -> psycopg2.extensions.connection:
-    """The grader's own autocommit connection."""
-    connection = psycopg2.connect(database_url, connect_timeout=5)
-    connection.autocommit = True
-    return connection
-
-
-def create_tenant(database_url: str, tenant: Tenant) -> None:
-    """The role, with nothing but a schema of its own; it may not make others."""
-    password = urlsplit(tenant.url).password or ""
-    role = sql.Identifier(tenant.schema)
-    connection = admin(database_url)
+    names = new_names()
+    admin = connect_admin(database_url, names.marker)
     try:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                sql.SQL(
-                    "CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT "
-                    "NOREPLICATION CONNECTION LIMIT 40 PASSWORD {}"
-                ).format(role, sql.Literal(password))
-            )
-            cursor.execute(sql.SQL("CREATE SCHEMA {} AUTHORIZATION {}").format(role, role))
-            # Alembic's env.py says CREATE SCHEMA IF NOT EXISTS, which asks for this even
-            # when the schema is there; any schema the role makes is its own, dropped with it.
-            cursor.execute(
-                sql.SQL("GRANT CREATE ON DATABASE {} TO {}").format(
-                    sql.Identifier(connection.info.dbname), role
+        with admin.cursor() as cursor:
+            clean_leftovers(cursor)
+            refuse_without_privileges(cursor)
+            try:
+                tenant_password, reader_password = create_roles(cursor, names)
+                tenant = Tenant(
+                    names.tenant,
+                    as_role(database_url, names.tenant, tenant_password),
+                    as_role(database_url, names.reader, reader_password),
                 )
-            )
-            cursor.execute(sql.SQL("ALTER ROLE {} SET search_path = {}").format(role, role))
+                ensure_logins(tenant)
+                apply_migration(tenant, versions, timeout)
+                end_migration(cursor, names)
+                ensure_plain_tables(cursor, names.tenant, names.tenant)
+                grant_reader(cursor, names)
+                yield tenant
+            finally:
+                drop_roles(cursor, names)
     finally:
-        connection.close()
-
-
-def drop_tenant(database_url: str, schema: str) -> None:
-    """Drop the role and all it owned; a database that is gone has nothing to drop."""
-    with contextlib.suppress(psycopg2.Error):
-        connection = admin(database_url)
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
-                    (schema,),
-                )
-                cursor.execute(
-                    sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
-                )
-                cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (schema,))
-                if cursor.fetchone():
-                    cursor.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(schema)))
-                    cursor.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(schema)))
-        finally:
-            connection.close()
+        admin.close()

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .errors import CriterionFailedError
+from .errors import CriterionFailedError, GradingRefusedError
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
@@ -211,6 +211,8 @@ class CriterionItem(pytest.Item):
         run.grade.outcomes[self.criterion.key] = outcome
         if outcome.status == "skip":
             pytest.skip(outcome.message)
+        if outcome.status == "error":
+            raise GradingRefusedError(outcome.message)  # the machine's failure: exit code 3
         if not outcome.passed:
             # A check's output is its trace, already in results.json; a typecheck's is the errors.
             shown = (outcome.message, "" if self.criterion.check else outcome.output)
@@ -222,6 +224,11 @@ class CriterionItem(pytest.Item):
         """The criterion's message for a failed grade; the traceback for a grader bug."""
         if isinstance(excinfo.value, CriterionFailedError):
             return f"{self.criterion.title} ({self.criterion.points} points)\n{excinfo.value}"
+        if isinstance(excinfo.value, GradingRefusedError):
+            errors = self.config.stash[GRADING].errors
+            if str(excinfo.value) not in errors:
+                errors.append(str(excinfo.value))
+            return f"{self.criterion.title}: {excinfo.value}"
         self.config.stash[GRADING].errors.append(f"{self.name}: {excinfo.value!r}")
         return super().repr_failure(excinfo)
 

@@ -68,7 +68,7 @@ def rows(grades: list[Grade]) -> tuple[list[str], list[list[str]]]:
 def table_lines(grades: list[Grade]) -> list[str]:
     """The summary as aligned text for a terminal."""
     header, body = rows(grades)
-    marks = {"pass": "ok", "fail": "--", "skip": ".."}
+    marks = {"pass": "ok", "fail": "--", "skip": "..", "error": "!!"}
     body = [[*r[:3], *(marks.get(v, v) for v in r[3:-1]), r[-1]] for r in body]
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header) - 1)]
     return [
@@ -102,7 +102,7 @@ def write_csv(grades: list[Grade], path: Path) -> None:
 def write_markdown(grades: list[Grade], path: Path) -> None:
     """The same summary as a Markdown table."""
     header, body = rows(grades)
-    marks = {"pass": "✅", "fail": "❌", "skip": "–"}
+    marks = {"pass": "✅", "fail": "❌", "skip": "–", "error": "⚠️"}
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in body:
         values = [

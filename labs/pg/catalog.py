@@ -19,12 +19,10 @@ from sqlalchemy.pool import NullPool
 from labs.lesson.uniqueness import UNIQUENESSES
 from labs.trees.finding import REPO_ROOT
 
+from .errors import CatalogError as CatalogError  # where the commands import it from
+
 TABLES = ("sessions", "runs", "messages")
 SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-
-
-class CatalogError(Exception):
-    """The database could not be read (unreachable, or the URL is wrong)."""
 
 
 @dataclass(frozen=True)

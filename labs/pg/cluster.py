@@ -4,11 +4,22 @@ The tests, `python -m labs race` and `python -m labs bench` never touch a
 learner's database unless given one: they start a cluster of their own, make
 databases in it, and remove it all at the end.
 
-Such a cluster trusts whoever connects, so it must not be reachable by anyone
-else on the machine: it listens on no TCP port at all, only on a Unix socket
-inside a directory that only its owner may enter (mode 0700). Another local
-user cannot even reach the socket; root and the owner can. Postgres refuses
-to run as root, so as root the cluster runs as `postgres`.
+By default such a cluster trusts whoever connects, so it must not be
+reachable by anyone else on the machine: it listens on no TCP port at all,
+only on a Unix socket inside a directory that only its owner may enter (mode
+0700). Another local user cannot even reach the socket; root and the owner
+can. Postgres refuses to run as root, so as root the cluster runs as
+`postgres`.
+
+Two other set-ups ask every role for its password, so others may reach them:
+
+- `auth="scram"`: scram-sha-256 on the socket (and on 127.0.0.1 with
+  `tcp=True`), in a folder others may enter; the grader's own throwaway
+  cluster, which sandboxed users log in to as their own roles;
+- `auth="debian"`: what Debian's `pg_createcluster` makes (`initdb
+  --auth-local=peer --auth-host=scram-sha-256`, the socket open to all, as
+  in /var/run/postgresql) on 127.0.0.1: the stock server the grading tests
+  run on. Its superuser logs in over TCP with `superuser_password`.
 """
 
 from __future__ import annotations
@@ -16,14 +27,18 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import secrets
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import psycopg2
+
+AUTHS = ("trust", "scram", "debian")
 
 
 def find_bindir() -> Path | None:
@@ -47,34 +62,70 @@ def free_port() -> int:
 class TempCluster:
     """One Postgres server in a temporary directory; start(), stop(), url()."""
 
-    def __init__(self, bindir: Path, *, durable: bool = False) -> None:
+    def __init__(
+        self,
+        bindir: Path,
+        *,
+        durable: bool = False,
+        auth: str = "trust",
+        tcp: bool = False,
+        max_connections: int = 200,
+    ) -> None:
+        if auth not in AUTHS:
+            raise ValueError(f"auth {auth!r}: choose one of {', '.join(AUTHS)}")
         self.bindir = bindir
         # Tests trade durability for speed; the benchmark keeps Postgres's real commit cost.
         self.durable = durable
-        # No TCP port is opened; the number only names the socket file (.s.PGSQL.<port>).
+        self.auth = auth
+        self.tcp = tcp or auth == "debian"
+        self.max_connections = max_connections
+        # Without TCP the number only names the socket file (.s.PGSQL.<port>).
         self.port = free_port()
         self.root = Path(tempfile.mkdtemp(prefix="koda-pg-"))
-        self.root.chmod(0o700)  # mkdtemp's default, said out loud: the socket lives here
+        self.root.chmod(0o700)  # mkdtemp's default, said out loud: the data lives here
         self.socket_dir = self.root
+        self.superuser_password = ""
+        self._as_postgres = os.geteuid() == 0
+        if auth != "trust":
+            # Every role gives its password, so others may reach the socket (not list it).
+            self.root.chmod(0o711)
+            self.socket_dir = self.root / "socket"
+            self.socket_dir.mkdir(mode=0o755)
+            self.superuser_password = secrets.token_urlsafe(18)
         self.datadir = self.root / "data"
         self.logfile = self.root / "server.log"
-        self._as_postgres = os.geteuid() == 0
+        password_file = self.root / "superuser-password"
         if self._as_postgres:
-            shutil.chown(self.root, "postgres", "postgres")
-        self._run(
-            "initdb",
-            "-D",
-            str(self.datadir),
-            "-U",
-            "postgres",
+            for path in (self.root, self.socket_dir):
+                shutil.chown(path, "postgres", "postgres")
+        local, host = {
             # Trust is safe only behind the private directory; TCP is refused outright.
-            "--auth-local=trust",
-            "--auth-host=reject",
-            "--no-sync",
-            "-E",
-            "UTF8",
-            "--locale=C.UTF-8",
-        )
+            "trust": ("trust", "reject"),
+            "scram": ("scram-sha-256", "scram-sha-256"),
+            "debian": ("peer", "scram-sha-256"),
+        }[auth]
+        options = [f"--auth-local={local}", f"--auth-host={host}"]
+        if self.superuser_password:
+            password_file.write_text(self.superuser_password + "\n", encoding="utf-8")
+            password_file.chmod(0o600)
+            if self._as_postgres:
+                shutil.chown(password_file, "postgres", "postgres")
+            options.append(f"--pwfile={password_file}")
+        try:
+            self._run(
+                "initdb",
+                "-D",
+                str(self.datadir),
+                "-U",
+                "postgres",
+                *options,
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+            )
+        finally:
+            password_file.unlink(missing_ok=True)
 
     def _run(self, tool: str, *args: str) -> None:
         command = [str(self.bindir / tool), *args]
@@ -84,9 +135,12 @@ class TempCluster:
 
     def start(self) -> None:
         """Start the server and wait until it accepts connections."""
+        listen = "127.0.0.1" if self.tcp else ""
+        socket_mode = "0700" if self.auth == "trust" else "0777"
         options = (
-            f"-p {self.port} -c listen_addresses='' -k {self.socket_dir} "
-            "-c unix_socket_permissions=0700 -c max_connections=200"
+            f"-p {self.port} -c listen_addresses='{listen}' -k {self.socket_dir} "
+            f"-c unix_socket_permissions={socket_mode} -c max_connections={self.max_connections} "
+            "-c password_encryption=scram-sha-256"
         )
         if not self.durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
@@ -109,6 +163,12 @@ class TempCluster:
         """Stop the server (fast: disconnect clients, roll back their transactions)."""
         self._run("pg_ctl", "-D", str(self.datadir), "-m", mode, "-w", "stop")
 
+    def allow(self, line: str) -> None:
+        """Put a line first in pg_hba.conf and have the server reread it (other set-ups' tests)."""
+        hba = self.datadir / "pg_hba.conf"
+        hba.write_text(line + "\n" + hba.read_text(encoding="utf-8"), encoding="utf-8")
+        self._run("pg_ctl", "-D", str(self.datadir), "reload")
+
     def wait_ready(self, timeout: float = 30.0) -> None:
         """Block until a connection succeeds."""
         deadline = time.monotonic() + timeout
@@ -122,12 +182,22 @@ class TempCluster:
                 time.sleep(0.1)
 
     def url(self, database: str = "postgres") -> str:
-        """A URL for one database of this cluster, through its socket.
+        """A URL for one database of this cluster, as its superuser.
 
-        The socket directory and port ride in the query (`?host=/dir&port=N`),
-        a form SQLAlchemy, psycopg2, psql and pgbench all accept.
+        Through the socket, whose directory and port ride in the query
+        (`?host=/dir&port=N`, a form SQLAlchemy, psycopg2, psql and pgbench
+        all accept); over TCP with the password where the socket asks for
+        the OS user's name (peer).
         """
-        return f"postgresql://postgres@/{database}?host={self.socket_dir}&port={self.port}"
+        if self.auth == "debian":
+            return self.tcp_url("postgres", self.superuser_password, database)
+        login = "postgres" + (f":{self.superuser_password}" if self.superuser_password else "")
+        return f"postgresql://{login}@/{database}?host={self.socket_dir}&port={self.port}"
+
+    def tcp_url(self, role: str, password: str, database: str = "postgres") -> str:
+        """A URL for one database over TCP on 127.0.0.1, as role (tcp=True only)."""
+        login = f"{quote(role, safe='')}:{quote(password, safe='')}"
+        return f"postgresql://{login}@127.0.0.1:{self.port}/{database}"
 
     def create_database(self, name: str) -> str:
         """Create an empty database and return its URL."""

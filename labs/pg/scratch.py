@@ -20,10 +20,7 @@ from sqlalchemy.engine import make_url
 from labs.trees.finding import REPO_ROOT
 
 from .cluster import TempCluster, find_bindir
-
-
-class ScratchDatabaseError(Exception):
-    """No database could be made: no server given and none installed, or no rights."""
+from .errors import ScratchDatabaseError as ScratchDatabaseError  # where commands import it
 
 
 @contextmanager

@@ -34,6 +34,7 @@ COMMAND_MODULES = [
     "labs.commands.reset",
     "labs.commands.review",
     "labs.commands.checklist",
+    "labs.commands.doctor",
 ]
 
 

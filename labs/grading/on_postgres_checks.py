@@ -1,0 +1,51 @@
+"""The six checks on Postgres for one submission, in a schema its own migration built."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from labs.pg.errors import NotPlainTablesError
+
+from .criteria import Outcome
+from .errors import GradingRefusedError, MigrationFailedError
+from .isolate import CHECK_NUMBERS, check_outcomes
+from .migration import migration_files, no_migration_message
+from .on_postgres import NOT_GRADED, migrated_schema, not_plain
+
+
+def postgres_outcomes(
+    database_url: str,
+    tree: Path,
+    graded_tree: Path,
+    migrations: Path | None,
+    *,
+    timeout: float,
+    migration_timeout: float,
+) -> dict[int, Outcome]:
+    """The six checks against a schema the submission's migration (beside `tree`) built.
+
+    The host runs `graded_tree` and logs in as the submission's role; the
+    driver reads the tables as the reader, after the catalog showed them plain.
+    """
+    files = migration_files(tree, migrations)
+    if not files:
+        reason = "no migration of the tree's own to apply to Postgres: " + no_migration_message(
+            tree, migrations
+        )
+        return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", reason))
+    try:
+        with migrated_schema(database_url, files[0].parent, migration_timeout) as tenant:
+            return check_outcomes(
+                graded_tree,
+                "postgres",
+                timeout=timeout,
+                database_url=tenant.reader_url,
+                tenant_url=tenant.url,
+                schema=tenant.schema,
+            )
+    except GradingRefusedError as error:
+        return dict.fromkeys(CHECK_NUMBERS, Outcome("error", f"{NOT_GRADED}{error}"))
+    except MigrationFailedError as error:
+        return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", str(error)))
+    except NotPlainTablesError as error:
+        return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", not_plain(error)))

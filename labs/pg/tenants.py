@@ -1,0 +1,58 @@
+"""The names a grading run gives what it makes in Postgres, so that leftovers can be found.
+
+Each submission graded on Postgres gets two roles and a schema: the tenant
+(`lab_grade_<token>`, which owns the schema of the same name and
+runs the submission's migration and host) and the reader
+(`lab_read_<token>`, which the driver reads the tables as). The grader's own
+connection carries `lab_grade_<token>` as its application_name for as long
+as they live: a name with that token and no such connection is a leftover
+of a run that was killed, and the next run (or `labs doctor --clean`) drops it.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+
+TENANT_PREFIX = "lab_grade_"
+READER_PREFIX = "lab_read_"
+NAME = re.compile(r"lab_(?:grade|read)_(?P<token>[0-9a-f]{10})")
+
+
+@dataclass(frozen=True)
+class Names:
+    """The names of one submission's roles and schema, and of the grader's connection."""
+
+    token: str
+
+    @property
+    def tenant(self) -> str:
+        """The submission's role, and its schema."""
+        return f"{TENANT_PREFIX}{self.token}"
+
+    @property
+    def reader(self) -> str:
+        """The role the driver reads the submission's tables as."""
+        return f"{READER_PREFIX}{self.token}"
+
+    @property
+    def marker(self) -> str:
+        """The application_name of the grader's connection while the two roles live."""
+        return f"{TENANT_PREFIX}{self.token}"
+
+
+def new_names() -> Names:
+    """Names no other grading run uses."""
+    return Names(secrets.token_hex(5))
+
+
+def token_of(name: str) -> str | None:
+    """The run's token in a role or schema name a grading run gave, or None for other names."""
+    found = NAME.fullmatch(name)
+    return found["token"] if found else None
+
+
+def is_tenant_schema(name: str) -> bool:
+    """Whether a schema is a submission's own, made for one grading run alone."""
+    return name.startswith(TENANT_PREFIX) and token_of(name) is not None

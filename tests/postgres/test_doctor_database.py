@@ -1,0 +1,116 @@
+"""`labs doctor` on a server: reachable, the role's privileges, the auth method, leftovers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import psycopg2
+import pytest
+
+from labs.doctor.database import database_findings
+from labs.grading.on_postgres_roles import connect_admin, create_roles, drop_roles
+from labs.pg.cluster import TempCluster, free_port
+from labs.pg.tenants import new_names
+from labs.trees.finding import REPO_ROOT
+from tests.support.stock_servers import compose_role, started, until_accepted
+
+
+@pytest.fixture(scope="module")
+def debian(pg_cluster: TempCluster) -> Iterator[TempCluster]:
+    """A cluster as Debian makes it: peer on the socket, scram on TCP."""
+    with started(pg_cluster.bindir, auth="debian") as cluster:
+        yield cluster
+
+
+def said(database_url: str | None, clean: bool = False) -> dict[str, str]:
+    """The doctor's database lines, verdict by text."""
+    return {f.text: f.verdict for f in database_findings(database_url, clean=clean)}
+
+
+def one(findings: dict[str, str], words: str) -> str:
+    """The verdict of the one line that says words."""
+    (verdict,) = [v for text, v in findings.items() if words in text]
+    return verdict
+
+
+def test_a_superuser_over_tcp_with_scram_may_grade(debian: TempCluster) -> None:
+    """Debian's cluster as its superuser: reachable, privileged, scram-sha-256, nothing left."""
+    found = said(debian.url())
+    assert one(found, "DATABASE_URL reaches Postgres 15") == "ok"
+    assert one(found, "the role postgres may grade on Postgres") == "ok"
+    assert one(found, "logins ask for a password (scram-sha-256)") == "ok"
+    assert one(found, "no grading roles or schemas left behind") == "ok"
+
+
+def test_compose_owner_role_is_told_the_one_command_it_lacks(pg_cluster: TempCluster) -> None:
+    """koda as deploy/postgres-init.sh makes it: a fix naming `ALTER ROLE koda CREATEROLE;`."""
+    with started(pg_cluster.bindir, auth="scram", tcp=True) as cluster:
+        koda = compose_role(cluster)
+        until_accepted(koda)
+        found = said(koda)
+        assert one(found, "may not grade on Postgres: run `ALTER ROLE koda CREATEROLE;`") == "fix"
+        assert one(found, "logins ask for a password") == "ok"
+        done = subprocess.run(
+            [sys.executable, "-m", "labs", "doctor"],
+            cwd=REPO_ROOT,
+            env={**os.environ, "DATABASE_URL": koda, "LAB_LANG": "en"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 1
+
+
+def test_a_server_that_is_not_there_is_a_fix(pg_cluster: TempCluster) -> None:
+    """A URL nothing answers on: one fix line saying so, and nothing claimed about the rest."""
+    found = said(f"postgresql://koda:koda@127.0.0.1:{free_port()}/koda")
+    assert list(found.values()) == ["fix"]
+    assert one(found, "DATABASE_URL is not usable") == "fix"
+
+
+def test_trust_over_tcp_is_warned_about(pg_cluster: TempCluster) -> None:
+    """A server that lets TCP logins in without a password gets a warning that says why."""
+    with started(pg_cluster.bindir, tcp=True) as cluster:
+        cluster.allow("host all all 127.0.0.1/32 trust")
+        url = f"postgresql://postgres@127.0.0.1:{cluster.port}/postgres"
+        until_accepted(url)
+        assert one(said(url), "logins over TCP are trusted without a password") == "warn"
+
+
+def test_leftovers_of_a_killed_run_are_named_then_removed_with_clean(debian: TempCluster) -> None:
+    """Roles and a schema no grader holds are a fix naming them; --clean removes them."""
+    url = debian.create_database("leftovers")
+    names = new_names()
+    admin = connect_admin(url, names.marker)
+    with admin.cursor() as cursor:
+        create_roles(cursor, names)
+    admin.close()  # the grader is gone: what it made is left behind
+    assert one(said(url), names.tenant) == "fix"
+    assert one(said(url, clean=True), "removed 2 roles and schemas") == "ok"
+    assert one(said(url), "no grading roles or schemas left behind") == "ok"
+    with psycopg2.connect(url) as connection, connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_roles WHERE rolname LIKE 'lab_%'")
+        assert cursor.fetchone() == (0,)
+    connection.close()
+
+
+def test_a_run_still_grading_is_no_leftover(debian: TempCluster) -> None:
+    """While the grader's own connection is open, its roles are not touched, --clean or not."""
+    url = debian.create_database("alive")
+    names = new_names()
+    admin = connect_admin(url, names.marker)
+    try:
+        with admin.cursor() as cursor:
+            create_roles(cursor, names)
+        assert one(said(url, clean=True), "removed 0 roles") == "ok"
+        with psycopg2.connect(url) as connection, connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_roles WHERE rolname LIKE 'lab_%'")
+            assert cursor.fetchone() == (2,)
+        connection.close()
+    finally:
+        with admin.cursor() as cursor:
+            assert drop_roles(cursor, names) == []
+        admin.close()
