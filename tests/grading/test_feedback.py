@@ -17,6 +17,7 @@ from labs.checking.result import CheckResult
 from labs.checking.results import write_results
 from labs.checking.runner import Report, run_checks
 from labs.grading.criteria import CRITERIA, MEMORY_POINTS, Grade, Outcome
+from labs.grading.errors import OutputError
 from labs.grading.feedback import folder_name, junit_xml, markdown_report, write_feedback
 from labs.grading.grader import Grader
 from labs.grading.results import results_json, score_lines
@@ -157,7 +158,7 @@ def test_the_markdown_report_lists_the_failing_rows_with_their_hints_fenced() ->
 def test_feedback_files_are_written_by_the_one_writer_and_never_through_a_link(
     tmp_path: Path,
 ) -> None:
-    """results.json in the folder is results_json(grade); a planted link is refused, untouched."""
+    """results.json is results_json(grade); a planted link is replaced, never followed."""
     grade = a_grade()
     folder = write_feedback(grade, tmp_path / "ada")
     assert json.loads((folder / "results.json").read_text()) == json.loads(
@@ -166,13 +167,18 @@ def test_feedback_files_are_written_by_the_one_writer_and_never_through_a_link(
     assert oct(folder.stat().st_mode & 0o777) == "0o700"
     target = tmp_path / "elsewhere.txt"
     target.write_text("keep me")
-    (folder / "report.md").unlink()
-    (folder / "report.md").symlink_to(target)
-    with pytest.raises(OSError, match="symbolic link"):
-        write_feedback(grade, folder)
-    with pytest.raises(OSError, match="symbolic link"):
-        write_results({}, folder / "report.md")
+    for name in ("report.md", "results.json"):
+        (folder / name).unlink()
+        (folder / name).symlink_to(target)
+    write_feedback(grade, folder)
+    write_results({}, folder / "results.json")
     assert target.read_text() == "keep me"
+    assert not (folder / "report.md").is_symlink() and not (folder / "results.json").is_symlink()
+    assert (folder / "report.md").read_text() == markdown_report(grade)
+    linked = tmp_path / "linked"
+    linked.symlink_to(folder)
+    with pytest.raises(OutputError, match="link"):
+        write_feedback(grade, linked)
 
 
 def test_folder_names_are_plain_and_unique() -> None:
