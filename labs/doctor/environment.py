@@ -11,11 +11,10 @@ import importlib.metadata
 import importlib.util
 import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 from labs.pg.cluster import find_bindir
+from labs.sandbox.modes import cgroups_available, find_bwrap, probe
 from labs.term.i18n import _
 from labs.trees.finding import REPO_ROOT, tree_root
 
@@ -132,19 +131,8 @@ def chromium() -> Finding:
 def sandbox_tools() -> list[Finding]:
     """bubblewrap and cgroups, which the sandbox uses where it can: reported, never required."""
     findings = []
-    bwrap = shutil.which("bwrap")
-    works = False
-    if bwrap:
-        try:
-            done = subprocess.run(
-                [bwrap, "--ro-bind", "/", "/", "--unshare-all", "true"],
-                capture_output=True,
-                timeout=20,
-            )
-            works = done.returncode == 0
-        except (OSError, subprocess.TimeoutExpired):
-            works = False
-    if works:
+    bwrap = find_bwrap()
+    if bwrap and probe(bwrap):
         findings.append(Finding("info", _("bwrap works: each sandbox gets namespaces of its own")))
     else:
         findings.append(
@@ -153,12 +141,13 @@ def sandbox_tools() -> list[Finding]:
                 _("bwrap is missing or cannot make namespaces here: apt-get install bubblewrap"),
             )
         )
-    controllers = Path("/sys/fs/cgroup/cgroup.controllers")
-    if controllers.is_file() and os.access(controllers.parent, os.W_OK):
-        findings.append(Finding("info", _("cgroups v2 can be written: limits hold per submission")))
+    if cgroups_available():
+        findings.append(
+            Finding("info", _("a cgroup per submission can be made: limits hold per submission"))
+        )
     else:
         findings.append(
-            Finding("info", _("no writable cgroups v2: limits hold per process and per user"))
+            Finding("info", _("no cgroup can be made here: limits hold per process and per user"))
         )
     return findings
 
