@@ -34,7 +34,8 @@ def lab_check(tree: Path, *args: str) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "labs", "check", "--tree", tree.name, "--lang", "en", *args],
         cwd=tree.parent,
-        env={**environ, "PYTHONIOENCODING": "utf-8"},
+        # Wide enough that no hint wraps: these tests read what a row says, not its layout.
+        env={**environ, "PYTHONIOENCODING": "utf-8", "COLUMNS": "200"},
         capture_output=True,
         text=True,
         timeout=180,
