@@ -29,6 +29,8 @@ from labs.trees.finding import REPO_ROOT
 from tests.grading import submissions as make
 from tests.support.modes import ALL_MODES, Mode, give_to, offered, open_folder, runner
 
+pytestmark = pytest.mark.slow  # a hostile class graded in every mode
+
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 ADA_SECRET = f"ADA-SECRET-{secrets.token_hex(6)}"  # in ada's hand-in only
 PREVIOUS = f"PREVIOUS-GRADES-{secrets.token_hex(6)}"  # in the grades.csv of an earlier run

@@ -7,8 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from labs.grading.criteria import MEMORY_POINTS, MIGRATION_POINTS, Grade
 from labs.trees.finding import REPO_ROOT
+
+pytestmark = pytest.mark.slow  # whole classes through labs grade
 
 
 def memory_results(grade: Grade) -> dict[int, str]:

@@ -42,6 +42,7 @@ def deep(folder: Path, depth: int) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_folder_deeper_than_python_recurses_is_removed(tmp_path: Path) -> None:
     """1,200 levels, 60,000 empty folders and a link out: all removed, the link's target kept."""
     target = tmp_path / "kept.txt"

@@ -50,6 +50,8 @@ from tests.grading.conftest import reachable_database
 from tests.grading.mistakes import migrations as variant
 from tests.support.modes import Runner, SudoMissingError, give_to, sudo_runner
 
+pytestmark = pytest.mark.slow  # the workflow's commands, run as a user with sudo
+
 WORKFLOW = REPO_ROOT / WORKFLOW_PATH
 TOKEN = "ghs_" + "0123456789abcdef" * 2  # the job's GITHUB_TOKEN in this test
 DAEMONS = "5151.37"  # what the tampering tree's setsid daemons sleep

@@ -17,6 +17,8 @@ from labs.grading.migration import judge_migration
 from labs.trees.finding import load_tree
 from tests.grading.mistakes.catalogue import CATALOGUE, Answer, build
 
+pytestmark = pytest.mark.slow  # the whole catalogue, on both stores
+
 CHECKS = range(1, 7)
 ANSWERS = [pytest.param(a, id=a.name) for a in CATALOGUE]
 

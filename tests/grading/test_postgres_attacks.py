@@ -30,6 +30,8 @@ from tests.grading.postgres_help import (
     with_real_migration,
 )
 
+pytestmark = pytest.mark.slow  # hostile migrations on a real server
+
 
 def with_region_code(tree: Path, code: str) -> Path:
     """Code run at import, from inside check 4's module-level region of a solved tree."""

@@ -23,6 +23,8 @@ from tests.grading import submissions as make
 from tests.grading.postgres_help import grading_leftovers, outcomes, with_real_migration
 from tests.support.stock_servers import compose_role, started, superuser, until_accepted
 
+pytestmark = pytest.mark.slow  # clusters set up as stock servers are
+
 GRADED = ("memory", "postgres", "migration")
 
 

@@ -28,6 +28,8 @@ from labs.bench.tools import WITHOUT_ENV, find_tool, libpq_environment
 from labs.pg.cluster import TempCluster
 from tests.reliability.conftest import GATEWAY, scalar
 
+pytestmark = pytest.mark.slow  # gunicorn, wrk and pgbench
+
 QUICK = BenchSettings(quick=True)
 
 

@@ -6,10 +6,14 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from labs.bench.httpclient import HttpConnection
 from labs.bench.server import GatewayServer
 from solution.shared.keys import TIME_BUCKET_SECONDS
 from tests.reliability.conftest import scalar
+
+pytestmark = pytest.mark.slow  # two servers racing
 
 CLIENTS = 32
 ROUNDS = 20
