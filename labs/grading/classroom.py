@@ -47,7 +47,7 @@ INSTALL_COMMANDS = (
     # The versions the kit was tested with (the typecheck's stubs come with the base install).
     f"sudo {KIT_VENV}/bin/python -m pip install --no-cache-dir "
     f"-c './{KIT_PATH}/labs/grading/constraints.txt' './{KIT_PATH}[grading]'",
-    f"sudo {KIT_PYTHON} install ./{KIT_PATH}",
+    f"sudo {KIT_PYTHON} install",
 )
 GRADE_COMMAND = (
     f"sudo env -i PATH=/usr/bin:/bin DATABASE_URL={DATABASE_URL} "

@@ -87,13 +87,17 @@ def as_role(database_url: str, role: str, password: str) -> str:
 
 
 def apply_migration(tenant: Tenant, versions: Path, timeout: float) -> None:
-    """alembic upgrade head from the submission's folder, as its role, in a sandbox."""
+    """Upgrade head from the submission's folder, as its role, in a sandbox.
+
+    labs.pg.migrate builds Alembic's Config around the environment the kit
+    ships, so a kit installed without its checkout (no alembic.ini) runs it too.
+    """
     with Sandbox(network=needs_network(tenant.url)) as box:
         shared = box.share(versions, "versions")
-        command = [sys.executable, "-m", "alembic", "-x", "tree=starter"]
-        command += ["-x", f"schema={tenant.schema}", "-x", f"versions={shared}"]
+        command = [sys.executable, "-m", "labs.pg.migrate", "--tree", "starter"]
+        command += ["--schema", tenant.schema, "--versions", str(shared)]
         done = box.run(
-            [*command, "upgrade", "head"],
+            command,
             timeout=timeout,
             env={"DATABASE_URL": tenant.url},
             cwd=REPO_ROOT,

@@ -1,11 +1,11 @@
 """GitHub Classroom's side of grading: install the kit, grade once, then read each verdict.
 
-python -P -m labs.grading.verdicts install KIT_CHECKOUT
+python -P -m labs.grading.verdicts install
     (as root, from the root-owned virtualenv the kit was pip-installed
-    into) adds what a non-editable install lacks beside the package (the
-    Alembic environment a migration runs in, the py.typed marker the
-    typecheck reads the kit's types by) and builds the typecheck's baseline
-    cache, so no later step writes beside the kit.
+    into) adds the py.typed marker the typecheck reads the kit's types by,
+    which a non-editable install lacks, and builds the typecheck's baseline
+    cache, so no later step writes beside the kit. (The Alembic environment a
+    migration runs in ships inside the package: labs/pg/environment.)
 python -P -m labs.grading.verdicts grade --tree starter [--into DIR]
     (as root, with an environment of nothing but PATH and DATABASE_URL)
     grades every criterion once, the learner's code only in the sandbox,
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -34,18 +33,10 @@ from .outputs import GRADER_UMASK, only_results_folder, private_results_folder, 
 
 RESULTS_ROOT = Path("/var/lib/lab-grading")
 RESULTS_NAME = "results.json"
-# Beside the package in a checkout, missing from a non-editable install: the Alembic environment.
-KIT_FILES = ("alembic.ini", "migrations/env.py", "migrations/script.py.mako")
 
 
-def install(checkout: Path) -> int:
-    """Copy the kit's Alembic environment beside the installed package; build the baseline."""
-    for name in KIT_FILES:
-        target = REPO_ROOT / name
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(checkout / name, target)
-    (REPO_ROOT / "migrations" / "versions").mkdir(exist_ok=True)
+def install() -> int:
+    """Mark the installed package as typed and build the typecheck's baseline cache."""
     (REPO_ROOT / "labs" / "py.typed").touch()  # the typecheck reads the installed kit's types
     from .typecheck import baseline_cache
 
@@ -92,8 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     """python -P -m labs.grading.verdicts install|grade|read ..."""
     parser = argparse.ArgumentParser(prog="python -P -m labs.grading.verdicts")
     commands = parser.add_subparsers(dest="command", required=True)
-    installing = commands.add_parser("install", help="finish the kit's root-owned install")
-    installing.add_argument("checkout", type=Path)
+    commands.add_parser("install", help="finish the kit's root-owned install")
     grading = commands.add_parser("grade", help="grade every criterion once, as root")
     grading.add_argument("--tree", required=True)
     grading.add_argument("--into", type=Path, default=RESULTS_ROOT)
@@ -104,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "install":
-            return install(args.checkout)
+            return install()
         if args.command == "grade":
             return grade(args.tree, args.into, args.strict)
         return read(args.key, args.source)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, text
@@ -165,7 +166,8 @@ def latest_migration(tree: str, versions: Path | None = None) -> str | None:
     from alembic.script import ScriptDirectory
 
     folder = versions or REPO_ROOT / "migrations" / "versions" / tree
-    script = ScriptDirectory(str(REPO_ROOT / "migrations"), version_locations=[str(folder)])
+    environment = str(files("labs.pg.environment"))  # the kit's Alembic environment
+    script = ScriptDirectory(environment, version_locations=[str(folder)])
     return script.get_current_head()
 
 

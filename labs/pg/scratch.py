@@ -82,11 +82,12 @@ def _safe(url: str) -> str:
 
 
 def migrate(database_url: str, tree: str = "solution") -> None:
-    """Bring the tree's tables up to the migration head with Alembic, as a learner would."""
+    """Bring the tree's tables up to the head of its migrations in the checkout, with Alembic."""
     env = {**os.environ, "DATABASE_URL": database_url}
     env.pop("MOCK", None)
+    versions = REPO_ROOT / "migrations" / "versions" / tree
     done = subprocess.run(
-        [sys.executable, "-m", "alembic", "-x", f"tree={tree}", "upgrade", "head"],
+        [sys.executable, "-m", "labs.pg.migrate", "--tree", tree, "--versions", str(versions)],
         cwd=REPO_ROOT,
         env=env,
         capture_output=True,

@@ -3,9 +3,9 @@
 Inside, the submission sees the system's /usr (and the links or folders
 /bin, /lib... point into), a few files of /etc, a /proc of its own PID
 namespace (only its own processes), a minimal /dev, an empty /tmp, the
-Python installation and the lab kit (labs/, the Alembic environment a
-migration needs and the shipped starter it reads), all read-only, and its
-sandbox folder, where only the private home is writable. The solution,
+Python installation and the lab kit (labs/, which holds the Alembic
+environment a migration runs in, and the shipped starter it reads), all
+read-only, and its sandbox folder, where only the private home is writable. The solution,
 wherever the installation holds it, is covered by an empty folder. Nothing
 else of the machine exists there: no repository root, no other hand-in, no
 out folder, no grader's home.
@@ -36,9 +36,9 @@ ETC = (
     "ca-certificates",
     "alternatives",
 )
-# The kit, relative to its root: the package, and the Alembic environment a migration runs in
-# (which imports the shipped starter's models: the learners have those too).
-KIT = ("labs", "alembic.ini", "migrations", "starter")
+# The kit, relative to its root: the package (the Alembic environment a migration runs in is
+# labs/pg/environment), and the shipped starter whose models it imports: learners have those too.
+KIT = ("labs", "starter")
 # What must not be seen even where the installation holds it (a non-editable install).
 HIDDEN = ("solution", "migrations/versions/solution")
 TMP_SIZE = 64 * 1024 * 1024

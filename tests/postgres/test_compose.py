@@ -8,6 +8,8 @@ import os
 import re
 import runpy
 import subprocess
+from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import psycopg2
@@ -185,15 +187,17 @@ def test_the_readme_and_env_example_point_at_the_published_port() -> None:
 
 
 def test_alembic_ini_points_at_the_one_environment() -> None:
-    """alembic.ini's script_location holds env.py and a versions folder per tree."""
+    """alembic.ini names the kit's packaged environment and migrations/versions, a folder a tree."""
     ini = configparser.ConfigParser()
     ini.read(REPO_ROOT / "alembic.ini")
     location = ini.get("alembic", "script_location", vars={"here": str(REPO_ROOT)})
-    assert (REPO_ROOT / "migrations" / "env.py").samefile(f"{location}/env.py")
-    assert {p.name for p in (REPO_ROOT / "migrations" / "versions").iterdir()} == {
-        "starter",
-        "solution",
-    }
+    package, _, folder = location.partition(":")
+    environment = files(package) / folder
+    assert environment.joinpath("env.py").is_file()
+    assert environment.joinpath("script.py.mako").is_file()
+    root = ini.get("alembic", "versions_root", vars={"here": str(REPO_ROOT)})
+    assert Path(root) == REPO_ROOT / "migrations" / "versions"
+    assert {p.name for p in Path(root).iterdir()} == {"starter", "solution"}
 
 
 def test_the_init_script_makes_koda_an_owner_that_cannot_run_programs(

@@ -1,13 +1,17 @@
 """One Alembic environment for both trees: `alembic -x tree=starter|solution <command>`.
 
-The tree decides three things: which models autogenerate compares against
-(the tree's shared/schema.py), which folder holds its migrations
-(versions/<tree>/), and which Postgres schema holds its tables and its
-alembic_version table (a schema named after the tree). Options:
+It ships inside the kit (alembic.ini's `script_location = labs.pg:environment`),
+so an installed kit runs a submission's migration without a checkout
+(labs/pg/migrate.py). The tree decides three things: which models
+autogenerate compares against (the tree's shared/schema.py), which folder
+holds its migrations (<versions_root>/<tree>/, where alembic.ini's
+versions_root is migrations/versions beside it), and which Postgres schema
+holds its tables and its alembic_version table (a schema named after the
+tree). Options:
 
     -x tree=starter|solution   required
     -x schema=NAME             another Postgres schema (default: the tree's name)
-    -x versions=DIR            another folder of migrations (tests use a temporary one)
+    -x versions=DIR            another folder of migrations (tests and grading name one)
 
 The database is DATABASE_URL.
 """
@@ -96,6 +100,17 @@ def database_url() -> str:
         return psycopg2_url(url)
     except ValueError as error:
         raise CommandError(str(error)) from None
+
+
+def versions_root() -> Path:
+    """Where each tree's folder of migrations lives: alembic.ini's versions_root."""
+    root = config.get_main_option("versions_root")
+    if not root:
+        raise CommandError(
+            "no folder of migrations: run alembic from the lab's checkout (its alembic.ini "
+            "names migrations/versions), or pass -x versions=DIR"
+        )
+    return Path(root)
 
 
 def refuse_empty_folder(tree: str, folder: Path) -> None:
@@ -202,9 +217,8 @@ def main() -> None:
     schema = options.get("schema", tree)
     if not SCHEMA_NAME.fullmatch(schema):
         raise CommandError(f"-x schema={schema!r} is not a plain lower-case Postgres name")
-    here = Path(context.script.dir)
     folder = (
-        Path(options["versions"]).resolve() if "versions" in options else here / "versions" / tree
+        Path(options["versions"]).resolve() if "versions" in options else versions_root() / tree
     )
     use_versions_folder(folder)
     refuse_empty_folder(tree, folder)

@@ -1,0 +1,1 @@
+"""The lab's Alembic environment (env.py, script.py.mako), shipped with the kit as package data."""
