@@ -4,8 +4,9 @@ The starter, the lab kit, the docs and the GitHub Classroom workflow; no
 solution anywhere: not the solution tree, not its migration, not the
 solution's region marker in any file, not the dashboard's diff view, not the
 instructors' notes, not the project's own tests (they compare the starter with
-the solution). The READMEs are the learners' ones: labs/LEARNER_README.md and
-its Chinese version, labs/LEARNER_README.zh_CN.md.
+the solution) nor CONTRIBUTING.md, the guide to them. The READMEs are the
+learners' ones: labs/LEARNER_README.md and its Chinese version,
+labs/LEARNER_README.zh_CN.md.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ LEFT_OUT = (
     "migrations/versions/solution/",
     "tests/",
     ".ci/",
+    "CONTRIBUTING.md",
     ".benchmarks/",
     "test-output/",
     "labs/INSTRUCTORS.md",

@@ -99,3 +99,17 @@ def test_ci_runs_the_fresh_installs_and_fails_with_them() -> None:
     script = (REPO_ROOT / ".ci" / "fresh-installs").read_text(encoding="utf-8")
     for install in ("-e .", "installed .", "-c labs/grading/constraints.txt -e '.[grading]'"):
         assert install in script
+
+
+def test_the_licence_metadata_names_every_licence_the_distribution_ships() -> None:
+    """pyproject's licence is LICENSE's MIT plus the vendored files' own, each file listed."""
+    project = PROJECT["project"]
+    assert (REPO_ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+    assert project["license"].split(" AND ")[0] == "MIT"
+    listed = set(project["license-files"])
+    assert all((REPO_ROOT / name).is_file() for name in listed), listed
+    vendored = {
+        str(path.relative_to(REPO_ROOT))
+        for path in (REPO_ROOT / "web" / "static").rglob("*LICENSE*")
+    }
+    assert vendored and vendored | {"LICENSE"} == listed

@@ -33,6 +33,8 @@ WORKFLOWS = {
 }
 DOCS = [
     "README.md",
+    "CONTRIBUTING.md",
+    "deploy/README.md",
     "MOCK.md",
     "labs/INSTRUCTORS.md",
     "labs/HANDOUT.md",

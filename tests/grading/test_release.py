@@ -53,10 +53,12 @@ def run_released(
 
 
 def test_the_release_holds_no_solution_anywhere(release: Path) -> None:
-    """No solution tree, no solution migration, no SOLUTION marker in any file, no tests."""
+    """No solution tree, no solution migration, no SOLUTION marker in any file, no tests
+    and no guide to them (CONTRIBUTING.md)."""
     assert not (release / "solution").exists()
     assert not (release / "migrations" / "versions" / "solution").exists()
     assert not (release / "tests").exists()
+    assert not (release / "CONTRIBUTING.md").exists()
     marker = b"SOLUTION" + b"("
     carrying = [p for p in release.rglob("*") if p.is_file() and marker in p.read_bytes()]
     assert carrying == []

@@ -1,5 +1,5 @@
-"""docker-compose.yml, checked by parsing (CI has no Docker engine) against README and Alembic;
-its Postgres init script, run against a real throwaway cluster."""
+"""docker-compose.yml, checked by parsing (CI has no Docker engine) against the READMEs and
+Alembic; its Postgres init script, run against a real throwaway cluster."""
 
 from __future__ import annotations
 
@@ -237,9 +237,10 @@ def test_the_init_script_makes_koda_an_owner_that_cannot_run_programs(
             cursor.execute("COPY solution.t FROM PROGRAM 'id'")
 
 
-def test_the_readme_production_steps_use_the_shipped_files_and_their_variables() -> None:
-    """README's "In production" renders the template with its own variables and runs the config."""
-    readme = (REPO_ROOT / "README.md").read_text()
+def test_the_deploy_readme_production_steps_use_the_shipped_files_and_their_variables() -> None:
+    """deploy/README.md's "In production" renders the template with its own variables and runs
+    the config."""
+    readme = (REPO_ROOT / "deploy" / "README.md").read_text()
     section = readme.split("## In production")[1].split("\n## ")[0]
     template = (REPO_ROOT / "deploy" / "nginx" / "gateway.conf.template").read_text()
     variables = set(re.findall(r"\$\{(\w+)\}", template))
