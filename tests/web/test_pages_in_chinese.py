@@ -171,3 +171,11 @@ def test_an_error_page_in_chinese_names_the_error_in_chinese(client: FlaskClient
     text = " ".join(page.pieces)
     assert "404 未找到" in text and "没有名为 'nosuch' 的代码树" in text
     assert "Not Found" not in text and "no tree named" not in text
+
+
+def test_the_store_is_named_in_the_pages_language(client: FlaskClient) -> None:
+    """A sentence that names the store says 内存 in Chinese, never the English word inside it."""
+    english, chinese = both_languages(client, "/runs/starter")
+    assert "(memory store)" in " ".join(visible(english).pieces)
+    shown = " ".join(visible(chinese).pieces)
+    assert "（内存 存储）" in shown and "memory" not in shown
