@@ -28,6 +28,7 @@ from labs.sandbox.files import remove_tree
 from labs.trees.finding import REPO_ROOT
 from tests.grading import submissions as make
 from tests.support.modes import ALL_MODES, Mode, give_to, offered, open_folder, runner
+from tests.support.processes import marked
 
 pytestmark = pytest.mark.slow  # a hostile class graded in every mode
 
@@ -82,20 +83,6 @@ class ClassRun:
     def refused(self) -> bool:
         """Whether grading refused for want of a sandbox (the one clear answer as user-none)."""
         return self.mode.name == "user-none"
-
-
-def marked(mark: str) -> list[int]:
-    """The live processes whose command line carries mark."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/cmdline", "rb") as cmdline:
-                    if mark.encode() in cmdline.read():
-                        found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
 
 
 def build_class(root: Path) -> list[Path]:

@@ -49,6 +49,7 @@ from tests.grading import submissions as make
 from tests.grading.conftest import reachable_database
 from tests.grading.mistakes import migrations as variant
 from tests.support.modes import Runner, SudoMissingError, give_to, sudo_runner
+from tests.support.processes import marked
 
 pytestmark = pytest.mark.slow  # the workflow's commands, run as a user with sudo
 
@@ -252,20 +253,6 @@ for _ in range(300):
     except OSError:
         pass
 """
-
-
-def marked(mark: str) -> list[int]:
-    """The live processes whose command line carries mark."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/cmdline", "rb") as cmdline:
-                    if mark.encode() in cmdline.read():
-                        found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
 
 
 def digest(paths: list[Path]) -> str:

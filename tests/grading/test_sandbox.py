@@ -26,6 +26,7 @@ from labs.sandbox.users import UID_BASE, processes_of
 from labs.trees.finding import REPO_ROOT
 from labs.untrusted import clean_text
 from tests.support.modes import Mode
+from tests.support.processes import marked
 
 ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not ROOT, reason="a user per submission needs root")
@@ -44,20 +45,6 @@ def open_dir() -> Iterator[Path]:
     os.chmod(folder, 0o777)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
-
-
-def marked(mark: str) -> list[int]:
-    """The live processes whose command line carries mark."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/cmdline", "rb") as cmdline:
-                    if mark.encode() in cmdline.read():
-                        found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
 
 
 def test_a_sandboxed_process_sees_only_the_environment_it_was_given(
