@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from labs.checking.driver import CHECK_TIMEOUT
-from labs.checking.report import result_json
+from labs.checking.report import result_json, summary_json
 from labs.checking.result import CheckResult
 from labs.checking.runner import Report, run_checks
 from labs.term.i18n import use_translations
@@ -46,17 +46,7 @@ def result_line(result: CheckResult) -> dict[str, object]:
 
 def summary_line(report: Report) -> dict[str, object]:
     """The closing line: totals, and why the checks could not run (in every language)."""
-    return {
-        "type": "report",
-        "tree": report.tree,
-        "store": report.store,
-        "error": report.error,
-        "passed": report.passed,
-        "failed": report.failed,
-        "ok": report.ok,
-        "seed": report.seed,
-        "texts": texts_of({"error": report.error}),
-    }
+    return {**summary_json(report), "texts": texts_of({"error": report.error})}
 
 
 def write(stream: TextIO, line: dict[str, object]) -> None:

@@ -99,6 +99,20 @@ def results_v3(report: Report) -> dict[str, object]:
     return results_document(tests, status="pass" if report.ok else "fail")
 
 
+def summary_json(report: Report) -> dict[str, object]:
+    """The closing line of a report: totals, and the error if the checks could not run."""
+    return {
+        "type": "report",
+        "tree": report.tree,
+        "store": report.store,
+        "error": report.error,
+        "passed": report.passed,
+        "failed": report.failed,
+        "ok": report.ok,
+        "seed": report.seed,
+    }
+
+
 def result_json(result: CheckResult) -> dict[str, object]:
     """One result with everything a front end draws: status, hint and trace events."""
     hint = result.hint
@@ -133,18 +147,7 @@ class ReportLines:
 
     def summary(self, report: Report) -> None:
         """Append the closing line: totals, and the error if the checks could not run."""
-        self._write(
-            {
-                "type": "report",
-                "tree": report.tree,
-                "store": report.store,
-                "error": report.error,
-                "passed": report.passed,
-                "failed": report.failed,
-                "ok": report.ok,
-                "seed": report.seed,
-            }
-        )
+        self._write(summary_json(report))
 
     def _write(self, entry: dict[str, object]) -> None:
         self._stream.write(json.dumps(entry) + "\n")
