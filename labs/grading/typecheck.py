@@ -54,8 +54,6 @@ MYPY_SETTINGS = {
 }
 
 INSTALLED = ("site-packages", "dist-packages")  # where an installed kit's root is
-# Built once and kept, like any cache; mypy rechecks whatever changed since.
-BASELINE = REPO_ROOT / ".mypy_cache" / "lab-grading-baseline"
 _BASELINE_LOCK = threading.Lock()
 
 
@@ -93,26 +91,46 @@ def mypy_command(tree: Path, config: Path, cache: Path) -> list[str]:
     ]
 
 
+def baseline_places() -> list[Path]:
+    """Where the baseline may be kept, in order: beside the kit, then in this user's cache.
+
+    Built once and kept, like any cache; mypy rechecks whatever changed since.
+    The second place serves a grader that may not enter the first: an
+    unprivileged instructor after root graded here, whose umask 077 kept
+    .mypy_cache to root, or a kit installed where only root may write.
+    """
+    places = [REPO_ROOT / ".mypy_cache" / "lab-grading-baseline"]
+    with contextlib.suppress(RuntimeError, KeyError):  # no home: only the kit's place
+        home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        places.append(Path(home) / "mini-koda-lab" / "mypy-baseline")
+    return places
+
+
 def baseline_cache() -> Path | None:
     """A mypy cache holding the libraries, built once for all grading runs (None if it cannot be).
 
     It is built from a copy of the solution under a name no submission has,
     because mypy keys its cache by module name: a cache that knew another
     tree called "starter" could pass a learner's broken "starter" unchecked.
+    A place this user may not read or write is passed over; with none left
+    the typecheck runs without a baseline, only slower.
     """
     with _BASELINE_LOCK:
-        if not BASELINE.is_dir():
+        for place in baseline_places():
             try:
-                build_baseline()
-            except OSError:  # a grader that may not write beside the kit checks without one
-                return None
-    return BASELINE if BASELINE.is_dir() else None
+                if not place.is_dir():
+                    build_baseline(place)
+                if place.is_dir() and os.access(place, os.R_OK | os.X_OK):
+                    return place
+            except OSError:
+                continue
+    return None
 
 
-def build_baseline() -> None:
-    """mypy over a renamed copy of the solution (or the starter), its cache kept as BASELINE."""
-    BASELINE.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=BASELINE.parent) as home:
+def build_baseline(place: Path) -> None:
+    """mypy over a renamed copy of the solution (or the starter), its cache kept at place."""
+    place.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=place.parent) as home:
         # The learners' release has no solution: the starter's imports are the same.
         source = tree_root("solution")
         source = source if source.is_dir() else tree_root("starter")
@@ -129,7 +147,7 @@ def build_baseline() -> None:
             )
         # Another grading process may have finished first: either copy will do.
         with contextlib.suppress(OSError):
-            (Path(home) / "c").rename(BASELINE)
+            (Path(home) / "c").rename(place)
 
 
 def inside(tree: Path, line: str, cwd: Path) -> bool:

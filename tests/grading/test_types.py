@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
+
+import pytest
 
 from labs.grading.criteria import CRITERIA
 from labs.grading.edits import edits_outside_regions
 from labs.grading.grader import Grader
 from labs.grading.splice import splice
 from labs.grading.typecheck import MYPY_SETTINGS
+from labs.sandbox.files import remove_tree
 from labs.trees.finding import REPO_ROOT
 from tests.grading import submissions as make
-from tests.support.modes import Mode
+from tests.support.modes import ALL_MODES, Mode, offered, open_folder, runner
 
 TYPECHECK = next(c for c in CRITERIA if c.kind == "typecheck")
+USER = next(m for m in ALL_MODES if m.name == "user-bwrap")
+
+# Run as the unprivileged user: the baseline's two places are the arguments.
+BASELINE_AS_USER = """
+import sys
+from pathlib import Path
+from labs.grading import typecheck
+places = [Path(sys.argv[1]) / "baseline", Path(sys.argv[2]) / "baseline"]
+typecheck.baseline_places = lambda: places
+print(typecheck.baseline_cache())
+"""
 
 
 def test_the_grading_settings_are_the_projects_tree_settings() -> None:
@@ -80,3 +95,26 @@ def test_a_mistyped_tree_fails_and_a_clean_one_passes(tmp_path: Path, mode: Mode
     assert Grader(clean).outcome(TYPECHECK).status == "pass"
     failed = Grader(wrong).outcome(TYPECHECK)
     assert failed.status == "fail" and "keys.py" in failed.output
+
+
+@pytest.mark.skipif(bool(offered(USER)), reason=offered(USER))
+def test_a_grader_shut_out_of_the_kits_cache_keeps_a_baseline_of_its_own(tmp_path: Path) -> None:
+    """Root graded first under umask 077 (a .mypy_cache of mode 0700): the user builds in its own.
+
+    Before, the unprivileged grader's stat of the kit's place raised, and
+    every submission it graded read "grading failed: PermissionError".
+    """
+    shut = tmp_path / "kit-cache"
+    shut.mkdir(mode=0o700)
+    (shut / "baseline").mkdir(mode=0o700)
+    with runner(USER) as run:
+        own = open_folder("lab-own-cache-", owner=run.uid)
+        try:
+            done = run.python("-c", BASELINE_AS_USER, str(shut), str(own), timeout=600)
+            assert done.returncode == 0, done.stderr[-2000:]
+            assert done.stdout.strip() == str(own / "baseline")
+            kept = own / "baseline" / "3.11"  # mypy's cache for the trees' Python
+            assert kept.is_dir() and any(kept.iterdir()), "the baseline holds no cache"
+            assert os.listdir(shut / "baseline") == []  # nothing written where it may not be
+        finally:
+            remove_tree(own)
