@@ -7,17 +7,25 @@ runs the submission's migration and host) and the reader
 connection carries `lab_grade_<token>` as its application_name for as long
 as they live: a name with that token and no such connection is a leftover
 of a run that was killed, and the next run (or `labs doctor --clean`) drops it.
+
+Runs may share a server (a class graded several at once, two instructors):
+what they change on the database itself goes through `database_grants`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 TENANT_PREFIX = "lab_grade_"
 READER_PREFIX = "lab_read_"
 NAME = re.compile(r"lab_(?:grade|read)_(?P<token>[0-9a-f]{10})")
+# The advisory lock every grading run takes to change the database's privileges ("lab_acl").
+GRANTS_LOCK = int.from_bytes(b"lab_acl", "big")
 
 
 @dataclass(frozen=True)
@@ -56,3 +64,20 @@ def token_of(name: str) -> str | None:
 def is_tenant_schema(name: str) -> bool:
     """Whether a schema is a submission's own, made for one grading run alone."""
     return name.startswith(TENANT_PREFIX) and token_of(name) is not None
+
+
+@contextlib.contextmanager
+def database_grants(cursor: Any) -> Iterator[None]:
+    """Hold the server-wide lock under which grading runs grant or revoke on the database.
+
+    A GRANT or REVOKE ON DATABASE (and DROP OWNED, which revokes too) rewrites
+    the database's one row in pg_database; two at once, from two runs, fail
+    with "tuple concurrently updated". Taken on the grader's own connection
+    (autocommit), held for those few statements, and freed with the session
+    if the grader dies.
+    """
+    cursor.execute("SELECT pg_advisory_lock(%s)", (GRANTS_LOCK,))
+    try:
+        yield
+    finally:
+        cursor.execute("SELECT pg_advisory_unlock(%s)", (GRANTS_LOCK,))

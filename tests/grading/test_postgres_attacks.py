@@ -11,6 +11,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -215,10 +216,15 @@ def test_three_hand_ins_holding_connections_leave_an_honest_neighbour_its_grade(
     honest = solved(tmp_path / "ada")
     with_real_migration(honest)
     graded: list[dict[int, Outcome]] = []
-    threads = [
-        threading.Thread(target=lambda t=tree: graded.append(postgres_outcomes(t, url)))
-        for tree in hogs
-    ]
+    failures: list[str] = []  # a grading thread's own error, shown in the assertion
+
+    def grade(tree: Path) -> None:
+        try:
+            graded.append(postgres_outcomes(tree, url))
+        except Exception:
+            failures.append(traceback.format_exc())
+
+    threads = [threading.Thread(target=grade, args=(tree,)) for tree in hogs]
     for thread in threads:
         thread.start()
     peak: dict[str, int] = {}
@@ -230,6 +236,7 @@ def test_three_hand_ins_holding_connections_leave_an_honest_neighbour_its_grade(
             break
         time.sleep(0.5)
     try:
+        assert not failures, failures[0]
         assert len(peak) == 3 and sum(peak.values()) >= 3 * (TENANT_CONNECTIONS - 2), peak
         found = postgres_outcomes(honest, url)
         assert {n: o.status for n, o in found.items()} == dict.fromkeys(range(1, 7), "pass"), found
@@ -240,6 +247,7 @@ def test_three_hand_ins_holding_connections_leave_an_honest_neighbour_its_grade(
         connection.close()
         for thread in threads:
             thread.join(timeout=240)
+    assert not failures, failures[0]
     assert len(graded) == 3
     assert grading_leftovers(url) == []
 

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
 import psycopg2
 import pytest
 
 from labs.grading.on_postgres import as_role
-from labs.grading.on_postgres_roles import connect_admin, create_roles, drop_roles
+from labs.grading.on_postgres_roles import (
+    connect_admin,
+    create_roles,
+    drop_roles,
+    end_migration,
+)
 from labs.pg.cluster import TempCluster
 from labs.pg.tenants import Names, new_names
 from labs.sandbox.box import run_sandboxed
@@ -136,3 +142,34 @@ def test_a_socket_url_stays_a_socket_and_a_netless_sandbox_logs_in_through_it(
         assert done.stdout.strip() == names.tenant, done.stderr
     finally:
         drop(fresh_database, names)
+
+
+def test_runs_sharing_a_server_make_and_drop_their_roles_at_once(fresh_database: str) -> None:
+    """Eight runs at once, twenty each: no grant or revoke on the database collides with another.
+
+    Each such statement rewrites the database's one row in pg_database; two
+    at once failed with "tuple concurrently updated", and the run was refused.
+    """
+    failures: list[str] = []
+
+    def runs_one_after_another() -> None:
+        for _ in range(20):
+            names = new_names()
+            admin = connect_admin(fresh_database, names.marker)
+            try:
+                with admin.cursor() as cursor:
+                    create_roles(cursor, names)
+                    end_migration(cursor, names)
+                    failures.extend(drop_roles(cursor, names))
+            except Exception as error:  # the failure this test is for, kept for the assertion
+                failures.append(repr(error))
+            finally:
+                admin.close()
+
+    threads = [threading.Thread(target=runs_one_after_another) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=240)
+    assert failures == []
+    assert grading_leftovers(fresh_database) == []
