@@ -26,7 +26,7 @@ from labs.sandbox.users import UID_BASE, processes_of
 from labs.trees.finding import REPO_ROOT
 from labs.untrusted import clean_text
 from tests.support.modes import Mode
-from tests.support.processes import marked
+from tests.support.processes import marked, started
 
 ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not ROOT, reason="a user per submission needs root")
@@ -203,15 +203,11 @@ if os.fork() == 0:
     if os.fork() == 0:
         os.execv("/bin/sleep", ["sleep", "{DAEMON_MARK}"])
     os._exit(0)
-time.sleep(60)
+time.sleep(120)
 """
     with Sandbox() as box:
         process = box.popen(python(code), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(200):
-            if marked(DAEMON_MARK):
-                break
-            time.sleep(0.05)
-        assert marked(DAEMON_MARK), "the daemon never started"
+        assert started(DAEMON_MARK), "the daemon never started"
         process.kill()  # its parent is gone; the daemon lives on until the sandbox ends
         process.wait()
     assert marked(DAEMON_MARK) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 
 def marked(mark: str) -> list[int]:
@@ -16,4 +17,16 @@ def marked(mark: str) -> list[int]:
                         found.append(int(entry.name))
             except OSError:
                 continue
+    return found
+
+
+def started(mark: str, seconds: float = 60) -> list[int]:
+    """The processes carrying mark, once there is one (empty if none came within seconds).
+
+    Generous on purpose: a loaded machine may take many seconds to start a
+    sandboxed interpreter, and what the caller tests is what follows.
+    """
+    deadline = time.monotonic() + seconds
+    while not (found := marked(mark)) and time.monotonic() < deadline:
+        time.sleep(0.05)
     return found
