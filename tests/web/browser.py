@@ -110,6 +110,21 @@ def page(browser: Any) -> Iterator[Any]:
         context.close()
 
 
+def run_and_wait(tab: Any, has_text: str = "", timeout: float = 120_000) -> None:
+    """Press Run and wait for that run's finished summary (its text holding has_text).
+
+    The summary shown before (an earlier run's) is marked first: Run's answer
+    replaces it, so a finished summary without the mark is this run's. Waiting
+    for any finished summary could catch the old one before htmx swapped it.
+    """
+    tab.evaluate("document.querySelector('#check-summary')?.setAttribute('data-before', '')")
+    tab.click("#run-checks")
+    text = f':has-text("{has_text}")' if has_text else ""
+    tab.wait_for_selector(
+        f'#check-summary[data-state="finished"]:not([data-before]){text}', timeout=timeout
+    )
+
+
 def screenshot(
     tab: Any,
     name: str,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from .browser import browser, live_url, page, screenshot
+from .browser import browser, live_url, page, run_and_wait, screenshot
 
 pytestmark = pytest.mark.browser
 __all__ = ["browser", "live_url", "page"]  # fixtures, imported so pytest finds them
@@ -20,12 +20,7 @@ def run_checks(tab: Any, url: str, tree: str) -> dict[str, str]:
     if not radio.is_checked():  # choosing a tree fetches its results: let that land first
         with tab.expect_response(lambda answer: "/checks?" in answer.url):
             radio.check()
-    # The results of an earlier run may show until Run's answer replaces them: wait for it.
-    with tab.expect_response(lambda answer: answer.url.endswith("/checks/run")):
-        tab.click("#run-checks")
-    tab.wait_for_selector(
-        f'#check-summary[data-state="finished"]:has-text("{tree}")', timeout=120_000
-    )
+    run_and_wait(tab, tree)
     rows = tab.locator("details.check")
     return {
         rows.nth(i).get_attribute("data-check"): rows.nth(i).get_attribute("data-status")

@@ -9,7 +9,7 @@ import pytest
 
 from labs.review import texts
 
-from .browser import DOCS_CLIP, browser, live_url, page, screenshot
+from .browser import DOCS_CLIP, browser, live_url, page, run_and_wait, screenshot
 
 pytestmark = pytest.mark.browser
 __all__ = ["browser", "live_url", "page"]  # fixtures, imported so pytest finds them
@@ -23,15 +23,19 @@ def own_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_chinese_browser_gets_the_checks_in_chinese(browser: Any, live_url: str) -> None:
     """Accept-Language zh-CN: the navigation, the check titles and expected/got are Chinese."""
-    context = browser.new_context(locale="zh-CN", extra_http_headers={"Accept-Language": "zh-CN"})
+    context = browser.new_context(
+        locale="zh-CN",
+        extra_http_headers={"Accept-Language": "zh-CN"},
+        viewport=dict(DOCS_CLIP),  # the picture is the whole width of the page
+        device_scale_factor=1,
+    )
     tab = context.new_page()
     try:
         tab.goto(f"{live_url}/checks")
         assert tab.locator("html").get_attribute("lang") == "zh-CN"
         assert "自检" in tab.inner_text("nav.views")
         tab.check('input[name="tree"][value="starter"]')
-        tab.click("#run-checks")
-        tab.wait_for_selector('#check-summary[data-state="finished"]', timeout=120_000)
+        run_and_wait(tab)
         assert "网关接收" in tab.inner_text('details[data-check="1"]')
         tab.click('details[data-check="4"] summary')
         assert "抛出 IllegalTransitionError" in tab.inner_text('details[data-check="4"]')
