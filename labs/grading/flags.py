@@ -31,6 +31,7 @@ from pathlib import Path
 from labs.trees.finding import tree_root
 from labs.trees.regions import RegionError, parse_regions, read_lines, regions_by_file
 
+from .parsing import parse
 from .splice import top_level_imports
 
 ALLOWED = frozenset(
@@ -98,7 +99,7 @@ def allowed_imports(shipped: list[str]) -> set[str]:
     """The top-level modules a file may import: ALLOWED and what the shipped file imports."""
     allowed = set(ALLOWED)
     for _, _, text in top_level_imports(shipped):
-        for node in ast.walk(ast.parse(text)):
+        for node in ast.walk(parse(text)):
             if isinstance(node, ast.Import):
                 allowed.update(alias.name.partition(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -133,7 +134,7 @@ def file_flags(relative: str, theirs: list[str], shipped: list[str]) -> list[Fla
     """The flags of one file of a submission, against the shipped file's imports."""
     try:
         regions = parse_regions(relative, theirs)
-        module = ast.parse("\n".join(theirs))
+        module = parse("\n".join(theirs))
     except (RegionError, SyntaxError, ValueError):
         return []  # a file that does not parse does not import: the checks fail it
     spans = {n: r.check for r in regions for n in range(r.start + 1, r.end)}
@@ -146,7 +147,7 @@ def file_flags(relative: str, theirs: list[str], shipped: list[str]) -> list[Fla
     shipped_imports = {text for _, _, text in top_level_imports(shipped)}
     for first, _, text in top_level_imports(theirs):
         if text not in shipped_imports:
-            for node in ast.walk(ast.parse(text)):
+            for node in ast.walk(parse(text)):
                 if what := reaches(node, allowed):
                     found.append(Flag(relative, first, None, what))
     for line, comment in comments(theirs):

@@ -36,6 +36,7 @@ from labs.trees.regions import (
 )
 
 from .edits import OWN_FOLDERS, STUBS
+from .parsing import parse
 
 # mypy reads `# mypy: ...` at the start of a line as settings for the file.
 MYPY_LINE = re.compile(r"^(\s*)#\s*mypy:")
@@ -76,7 +77,7 @@ def splice(submission: Path, destination: Path, shipped: Path | None = None) -> 
 def top_level_imports(lines: list[str]) -> list[tuple[int, int, str]]:
     """(first line, last line, text) of each module-level import outside any region."""
     try:
-        module = ast.parse("\n".join(lines))
+        module = parse("\n".join(lines))
         inside = {n for r in parse_regions("file", lines) for n in range(r.start, r.end + 1)}
     except (SyntaxError, RegionError, ValueError):
         return []
@@ -111,7 +112,7 @@ def with_imports(lines: list[str], imports: list[str]) -> list[str]:
 def docstring_end(lines: list[str]) -> int:
     """The line after the module's docstring, or 0."""
     try:
-        body = ast.parse("\n".join(lines)).body
+        body = parse("\n".join(lines)).body
     except SyntaxError:
         return 0
     first = body[0] if body else None
