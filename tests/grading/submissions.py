@@ -388,16 +388,23 @@ def with_undecodable_names(folder: Path) -> Path:
     return folder
 
 
-def with_deep_folder(folder: Path, depth: int) -> Path:
-    """The starter with a folder nested depth levels deep (made one level at a time)."""
-    tree = starter_copy(folder)
-    handle = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
+def nest(folder: Path, depth: int, leaf: str = "") -> None:
+    """Folders d/d/... depth levels below folder, made one level at a time (no path too long),
+    with an empty file named leaf at the bottom when one is named."""
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     for _ in range(depth):
         os.mkdir("d", dir_fd=handle)
         below = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=handle)
         os.close(handle)
         handle = below
+    if leaf:
+        os.close(os.open(leaf, os.O_CREAT | os.O_WRONLY, dir_fd=handle))
     os.close(handle)
+
+
+def with_deep_folder(folder: Path, depth: int) -> Path:
+    """The starter with a folder nested depth levels deep."""
+    nest(starter_copy(folder), depth)
     return folder
 
 

@@ -30,15 +30,8 @@ from tests.grading import submissions as make
 
 
 def deep(folder: Path, depth: int) -> Path:
-    """A folder nested depth levels below folder, made one level at a time (no path too long)."""
-    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    for _ in range(depth):
-        os.mkdir("d", dir_fd=handle)
-        below = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=handle)
-        os.close(handle)
-        handle = below
-    os.close(os.open("leaf", os.O_CREAT | os.O_WRONLY, dir_fd=handle))
-    os.close(handle)
+    """A folder nested depth levels below folder, with a file at the bottom."""
+    make.nest(folder, depth, leaf="leaf")
     return folder
 
 

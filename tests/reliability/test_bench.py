@@ -31,6 +31,8 @@ from tests.reliability.conftest import GATEWAY, scalar
 pytestmark = pytest.mark.slow  # gunicorn, wrk and pgbench
 
 QUICK = BenchSettings(quick=True)
+# The tool that measures each part: pgbench for (a), the bench's own loop for (b), wrk for HTTP.
+TOOLS = {"a": "pgbench", "b": "python", "c0": "wrk", "c1": "wrk", "c": "wrk", "c-tuned": "wrk"}
 
 
 def measurement(part: str, clients: int, throughput: float, tool: str = "python") -> Measurement:
@@ -121,14 +123,7 @@ def test_the_report_gives_every_ratio_and_judges_the_targets() -> None:
         "c/c1": {1: 0.5, 16: 0.5},
         "c/c-tuned": {1: 0.96, 16: 0.8},
     }
-    assert report.tools() == {
-        "a": "pgbench",
-        "b": "python",
-        "c0": "wrk",
-        "c1": "wrk",
-        "c": "wrk",
-        "c-tuned": "wrk",
-    }
+    assert report.tools() == TOOLS
     text = format_report(report)
     assert "target b/a >= 0.5 at 1 client(s): met" in text
     assert "target c/c-tuned >= 0.9 at 16 client(s): NOT met" in text
@@ -337,14 +332,7 @@ def test_a_quick_run_reports_every_part_with_its_tool_and_the_ratios(
         pytest.fail("the bench's tests need pgbench and wrk (the CI setup installs them)")
     report = run_bench(QUICK, pg_cluster.url(), say=lambda line: None)
     shape = report.as_dict()
-    assert report.tools() == {
-        "a": "pgbench",
-        "b": "python",
-        "c0": "wrk",
-        "c1": "wrk",
-        "c": "wrk",
-        "c-tuned": "wrk",
-    }
+    assert report.tools() == TOOLS
     for part in report.parts().values():
         assert [m.clients for m in part] == [1, 16]
         assert all(m.operations > 0 and m.errors == 0 for m in part)
