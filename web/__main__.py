@@ -11,6 +11,7 @@ import os
 
 from labs.term.cli import LabArgumentParser, argparse_speaks_lab_language
 from labs.term.i18n import _
+from labs.version import version_text
 
 from . import create_app
 from .hosts import ENV_VAR, trusted_from_env
@@ -44,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             "Uses the memory store unless DATABASE_URL is set."
         ),
     )
+    parser.add_argument("--version", action="version", version=version_text())
     # Loopback by default: the dashboard can rewrite runs and run code, so it is not for a LAN.
     parser.add_argument(
         "--host", default="127.0.0.1", help=_("address to bind (default 127.0.0.1)")

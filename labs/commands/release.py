@@ -28,6 +28,11 @@ from ..grading.classroom import (
     classroom_workflow,
 )
 
+# The READMEs' first command: a virtualenv first, so an externally managed Python runs it too.
+FIRST_COMMAND = (
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e . "
+    "&& MOCK=1 SELFTEST=1 python -m starter"
+)
 MARKER = "SOLUTION" + "("  # spelled in two parts so this file does not carry it
 LEFT_OUT = (
     "solution/",
@@ -195,9 +200,5 @@ def run(args: argparse.Namespace) -> int:
                 "pass --kit-repository and --kit-ref to pin your own"
             ).format(workflow=WORKFLOW_PATH, repository=args.kit_repository, ref=args.kit_ref[:12])
         )
-    print(
-        _("try it: {command}").format(
-            command=f"cd {out} && pip install -e . && MOCK=1 SELFTEST=1 python -m starter"
-        )
-    )
+    print(_("try it: {command}").format(command=f"cd {out} && {FIRST_COMMAND}"))
     return 0

@@ -32,6 +32,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from labs.version import version_text
+
 if TYPE_CHECKING:
     import pytest
 
@@ -50,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -P -m labs.grading.pytest_main",
         description="Grade one copy of the lab tree with pytest, one test per criterion.",
     )
+    parser.add_argument("--version", action="version", version=version_text())
     parser.add_argument("--lab-tree", required=True, metavar="PATH", help="the tree to grade")
     parser.add_argument("--lab-results", metavar="FILE", help="where to write results.json")
     parser.add_argument("--junit", metavar="FILE", help="also write the grade as JUnit XML")

@@ -12,9 +12,13 @@ from typing import Any
 
 import wcwidth
 
+from labs.version import version_text
+
 from . import i18n
 from .columns import ColumnWrapper
 from .i18n import N_, _
+
+CONSOLE_SCRIPT = "koda-lab"  # pyproject's [project.scripts] name for main()
 
 # Each module here defines register(subparsers), adding one command.
 COMMAND_MODULES = [
@@ -173,12 +177,15 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     for the top-level help and argparse's "invalid choice".
     """
     argparse_speaks_lab_language()
+    # The console script names itself; `python -m labs` is argv[0] "__main__.py".
+    script = os.path.basename(sys.argv[0])
     parser = LabArgumentParser(
-        prog="python -m labs",
+        prog=script if script == CONSOLE_SCRIPT else "python -m labs",
         description=_("mini-koda day 8 lab kit: self-checks, instructor and grading tools"),
     )
     language = _("en or zh_CN (default: from LAB_LANG, LANGUAGE, LC_ALL or LANG)")
     parser.add_argument("--lang", metavar="LANG", help=language)
+    parser.add_argument("--version", action="version", version=version_text())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     named = f"labs.commands.{chosen_command(argv)}" if argv is not None else None
     for name in [named] if named in COMMAND_MODULES else COMMAND_MODULES:

@@ -12,6 +12,7 @@ import tomllib
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from labs.commands.release import FIRST_COMMAND
 from labs.grading.classroom import KIT_PATH, WORKFLOW_PATH, classroom_workflow
 from labs.trees.finding import REPO_ROOT
 
@@ -102,7 +103,10 @@ def test_ci_runs_the_fresh_installs_and_fails_with_them() -> None:
 
 
 def test_the_licence_metadata_names_every_licence_the_distribution_ships() -> None:
-    """pyproject's licence is LICENSE's MIT plus the vendored files' own, each file listed."""
+    """pyproject's licence is LICENSE's MIT plus the shipped vendored files' own, each listed.
+
+    web/static/vendor (axe-core, for the tests) is left out of the distribution, and so is
+    its licence."""
     project = PROJECT["project"]
     assert (REPO_ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
     assert project["license"].split(" AND ")[0] == "MIT"
@@ -111,5 +115,40 @@ def test_the_licence_metadata_names_every_licence_the_distribution_ships() -> No
     vendored = {
         str(path.relative_to(REPO_ROOT))
         for path in (REPO_ROOT / "web" / "static").rglob("*LICENSE*")
+        if "vendor" not in path.relative_to(REPO_ROOT / "web" / "static").parts
     }
+    left_out = PROJECT["tool"]["setuptools"]["exclude-package-data"]["web"]
+    assert "static/vendor/*" in left_out
     assert vendored and vendored | {"LICENSE"} == listed
+
+
+def first_bash_line(name: str) -> str:
+    """The first line of a document's first bash block."""
+    found = re.search(r"```bash\n(.*?)\n", (REPO_ROOT / name).read_text(encoding="utf-8"))
+    assert found is not None, name
+    return found[1]
+
+
+def test_every_readmes_first_command_makes_and_uses_a_virtualenv_before_pip() -> None:
+    """README and the learners' two: a venv made and activated first, so no system pip runs."""
+    for name in ("README.md", "labs/LEARNER_README.md", "labs/LEARNER_README.zh_CN.md"):
+        assert first_bash_line(name) == FIRST_COMMAND, name
+    steps = FIRST_COMMAND.split(" && ")
+    made = steps.index("python3 -m venv .venv")
+    used = steps.index(". .venv/bin/activate")
+    assert made < used < min(i for i, step in enumerate(steps) if step.startswith("pip "))
+    assert steps[-1] == "MOCK=1 SELFTEST=1 python -m starter"
+
+
+def test_the_fresh_installs_run_the_readmes_first_line_with_an_externally_managed_python() -> None:
+    """.ci/fresh-installs reads README's first line itself and runs it with a marked python3."""
+    script = (REPO_ROOT / ".ci" / "fresh-installs").read_text(encoding="utf-8")
+    assert "first=$(sed -n '/^```bash$/{n;p;q}' README.md)" in script
+    assert "EXTERNALLY-MANAGED" in script
+    assert 'bash -c "$first"' in script
+
+
+def test_the_virtualenv_the_first_command_makes_is_ignored_by_git() -> None:
+    """`.venv/` (and any venv/) stays out of git: a learner's `git add .` never commits it."""
+    ignored = (REPO_ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert {".venv/", "venv/"} <= set(ignored)

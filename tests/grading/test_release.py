@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from labs.commands.release import ReleaseError, write_release
+from labs.commands.release import FIRST_COMMAND, ReleaseError, write_release
 from labs.grading.classroom import WORKFLOW_PATH
 from labs.lesson.states import LESSON_MOVES
 from labs.trees.finding import REPO_ROOT
@@ -93,7 +93,7 @@ def test_the_readmes_first_command_ends_with_3_passed_3_failed(release: Path) ->
     readme = (release / "README.md").read_text(encoding="utf-8")
     first = re.search(r"```bash\n(.*?)\n", readme)
     assert first is not None
-    assert first[1] == "pip install -e . && MOCK=1 SELFTEST=1 python -m starter"
+    assert first[1] == FIRST_COMMAND
     done = run_released(release, ["-m", "starter"], {"MOCK": "1", "SELFTEST": "1"})
     assert done.stdout.rstrip().endswith("3 passed, 3 failed"), done.stdout + done.stderr
     assert done.returncode != 0
