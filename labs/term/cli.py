@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "labs.commands.drift",
     "labs.commands.grade",
     "labs.commands.release",
+    "labs.commands.autograder",
     "labs.commands.watch",
     "labs.commands.list",
     "labs.commands.race",

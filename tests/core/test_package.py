@@ -66,8 +66,9 @@ def test_the_axe_tests_still_find_axe_core_in_the_checkout() -> None:
         [sys.executable, "-m", "labs"],
         [sys.executable, "-m", "web"],
         [sys.executable, "-P", "-m", "labs.grading.pytest_main"],
+        [sys.executable, "-I", "-m", "labs.grading.autograde"],
     ],
-    ids=["console-script", "labs", "web", "pytest-main"],
+    ids=["console-script", "labs", "web", "pytest-main", "autograde"],
 )
 def test_every_entry_point_prints_the_installed_version(command: list[str]) -> None:
     """`--version` prints the program's name and the installed distribution's version."""
