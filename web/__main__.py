@@ -45,7 +45,13 @@ def main(argv: list[str] | None = None) -> int:
             "Uses the memory store unless DATABASE_URL is set."
         ),
     )
-    parser.add_argument("--version", action="version", version=version_text())
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=version_text(),
+        # Python 3.11's argparse words this help before any catalog is asked.
+        help=_("show program's version number and exit"),
+    )
     # Loopback by default: the dashboard can rewrite runs and run code, so it is not for a LAN.
     parser.add_argument(
         "--host", default="127.0.0.1", help=_("address to bind (default 127.0.0.1)")

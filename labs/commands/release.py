@@ -1,6 +1,6 @@
 """python -m labs release OUT: write the repository learners get.
 
-The starter, the lab kit, the docs and the GitHub Classroom workflow; no
+The starter, the lab kit, the docs and the GitHub Actions workflow; no
 solution anywhere: not the solution tree, not its migration, not the
 solution's region marker in any file, not the dashboard's diff view, not the
 instructors' notes, not the project's own tests (they compare the starter with
@@ -21,11 +21,11 @@ from labs.term.i18n import _
 from labs.trees.finding import REPO_ROOT
 from labs.trees.regions import IGNORED_DIRS, IGNORED_SUFFIXES
 
-from ..grading.classroom import (
+from ..grading.actions import (
     PLACEHOLDER_REF,
     PLACEHOLDER_REPOSITORY,
     WORKFLOW_PATH,
-    classroom_workflow,
+    grading_workflow,
 )
 
 # The READMEs' first command: a virtualenv first, so an externally managed Python runs it too.
@@ -79,7 +79,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help=_("write the learners' repository: starter, kit, docs, workflow; no solution"),
         description=_(
             "Write the repository learners get into OUT (which must not exist "
-            "or be empty): the starter, the lab kit, the docs and the GitHub Classroom "
+            "or be empty): the starter, the lab kit, the docs and the GitHub Actions "
             "workflow, without the solution, its migration, the diff view or the tests."
         ),
     )
@@ -142,7 +142,7 @@ def write_release(
         raise ReleaseError(
             _("{out} exists and is not an empty folder: choose a new one").format(out=out)
         )
-    workflow = classroom_workflow(repository, ref)  # a bad pin fails before anything is written
+    workflow = grading_workflow(repository, ref)  # a bad pin fails before anything is written
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{out.name}-", dir=out.parent) as scratch:
         build = Path(scratch) / "release"

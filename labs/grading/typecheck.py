@@ -64,7 +64,7 @@ def prepare_run(home: Path) -> Path:
     reads the kit as source from its root, as `python -m labs typecheck` does
     in a checkout. A grading install keeps the kit in site-packages, which mypy
     refuses on its path: there it reads the kit as an installed package, typed
-    by the py.typed marker `labs.grading.verdicts install` writes.
+    by the py.typed marker the package ships.
     """
     settings = dict(MYPY_SETTINGS)
     if REPO_ROOT.name not in INSTALLED:

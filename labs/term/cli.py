@@ -186,7 +186,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     )
     language = _("en or zh_CN (default: from LAB_LANG, LANGUAGE, LC_ALL or LANG)")
     parser.add_argument("--lang", metavar="LANG", help=language)
-    parser.add_argument("--version", action="version", version=version_text())
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=version_text(),
+        # Python 3.11's argparse words this help before any catalog is asked.
+        help=_("show program's version number and exit"),
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     named = f"labs.commands.{chosen_command(argv)}" if argv is not None else None
     for name in [named] if named in COMMAND_MODULES else COMMAND_MODULES:

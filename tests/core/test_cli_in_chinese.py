@@ -23,7 +23,7 @@ from labs.checking.checks import CHECKS
 from labs.checking.runner import CheckResult, Report
 from labs.checking.selftest import selftest
 from labs.commands import diff, drift, release, review, typecheck
-from labs.grading.classroom import PLACEHOLDER_REPOSITORY
+from labs.grading.actions import PLACEHOLDER_REPOSITORY
 from labs.review import questions
 from labs.term import i18n
 from labs.term.cli import COMMAND_MODULES, build_parser, main

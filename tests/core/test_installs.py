@@ -13,7 +13,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from labs.commands.release import FIRST_COMMAND
-from labs.grading.classroom import KIT_PATH, WORKFLOW_PATH, classroom_workflow
+from labs.grading.actions import KIT_PATH, WORKFLOW_PATH, grading_workflow
 from labs.trees.finding import REPO_ROOT
 
 CONSTRAINTS = REPO_ROOT / "labs" / "grading" / "constraints.txt"
@@ -69,10 +69,10 @@ def test_the_constraints_file_ships_with_the_kit() -> None:
     assert "constraints.txt" in data["labs.grading"]
 
 
-def test_the_classroom_workflow_installs_with_the_constraints() -> None:
+def test_the_grading_workflow_installs_with_the_constraints() -> None:
     """The generated workflow and the shipped one both pass the kit's constraints file to pip."""
-    expected = f"-c './{KIT_PATH}/labs/grading/constraints.txt'"
-    for text in (classroom_workflow(), (REPO_ROOT / WORKFLOW_PATH).read_text(encoding="utf-8")):
+    expected = f'-c "$GITHUB_WORKSPACE/{KIT_PATH}/labs/grading/constraints.txt"'
+    for text in (grading_workflow(), (REPO_ROOT / WORKFLOW_PATH).read_text(encoding="utf-8")):
         installs = [line for line in text.splitlines() if "pip install" in line]
         assert installs and all(expected in line for line in installs), installs
 

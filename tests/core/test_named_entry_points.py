@@ -1,7 +1,7 @@
 """Every name the learners' workflow and the docs give of the kit still exists.
 
-GitHub Classroom runs `python -P -m labs.grading.verdicts` (which grades through the pinned
-`labs.grading.pytest_main`) from a workflow pinned to a kit commit, pytest loads the plugin
+The GitHub Actions workflow runs `python -I -m labs.grading.autograde` (which grades through the
+pinned `labs.grading.pytest_main`) from a kit pinned to a commit, pytest loads the plugin
 by its pytest11 entry point, and learners and
 instructors type the `python -m labs <command>` lines the READMEs and INSTRUCTORS.md show.
 A module moved without its name following would break them far from here: each name is
@@ -22,14 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from labs.grading.classroom import WORKFLOW_PATH, classroom_workflow
+from labs.grading.actions import WORKFLOW_PATH, grading_workflow
 from labs.term.cli import build_parser
 from labs.trees.finding import REPO_ROOT
 
 # What the learners' repository holds (labs release writes them) and what instructors read.
 WORKFLOWS = {
     "the template's workflow": (REPO_ROOT / WORKFLOW_PATH).read_text(encoding="utf-8"),
-    "the workflow labs release writes": classroom_workflow("teacher/day8", "0" * 40),
+    "the workflow labs release writes": grading_workflow("teacher/day8", "0" * 40),
 }
 DOCS = [
     "README.md",
@@ -42,7 +42,7 @@ DOCS = [
     "labs/LEARNER_README.md",
     "labs/LEARNER_README.zh_CN.md",
 ]
-MODULE_RUN = re.compile(r"python3? (?:-P )?-m (labs[\w.]*)")
+MODULE_RUN = re.compile(r"python3? (?:-[PI] )?-m (labs[\w.]*)")
 COMMAND = re.compile(r"python3? (?:-P )?-m labs ([a-z][\w-]*)")
 # A dotted name of the kit in backquotes (labs.trees.diff.tree_diff), and a path of its files.
 DOTTED = re.compile(r"`(labs(?:\.\w+)+)(?:\(\))?`")
@@ -98,7 +98,7 @@ def resolves(dotted: str) -> bool:
 
 def test_the_readers_find_what_the_files_name() -> None:
     """The patterns see the names they must (samples from each kind of file)."""
-    assert ("the template's workflow", "labs.grading.verdicts") in found(MODULE_RUN, WORKFLOWS)
+    assert ("the template's workflow", "labs.grading.autograde") in found(MODULE_RUN, WORKFLOWS)
     docs = every_text()
     assert ("labs/INSTRUCTORS.md", "grade") in found(COMMAND, docs)
     assert ("labs/INSTRUCTORS.md", "labs.trees.diff.tree_diff") in found(DOTTED, docs)

@@ -38,13 +38,11 @@ from labs.commands.autograder import write_autograder
 from labs.grading.criteria import CRITERIA
 from labs.grading.kitwheel import build_wheel
 from labs.sandbox.files import remove_tree
-from tests.grading import submissions as make
-from tests.grading.mistakes import migrations as variant
+from tests.grading.checkouts import TREES, learner_checkout, unsolved_earned
 from tests.support.modes import Runner, SudoMissingError, give_to, sudo_runner
 
 pytestmark = pytest.mark.slow  # a kit installed, then six gradings
 
-TREES = ("solved", "unsolved", "attacking")
 TOKEN = "ghs_" + "fedcba9876543210" * 2
 PYTHON = str(Path(sys.base_prefix) / "bin" / "python3")  # the runner's, not this venv's
 GRADESCOPE = Path("/autograder")
@@ -58,15 +56,6 @@ CLASSROOM_ENV = {
 }
 
 
-def attack(report: Path) -> str:
-    """What pip/__init__.py and venv.py do when imported: say so, and by whom."""
-    return (
-        "import os\n"
-        f"with open({str(report)!r}, 'a') as _f:\n"
-        "    _f.write(f'{__name__} imported by uid {os.geteuid()}\\n')\n"
-    )
-
-
 @dataclass
 class Kit:
     """The two autograders, the scratch they share, and where an attack would report."""
@@ -77,21 +66,8 @@ class Kit:
     report: Path
 
     def checkout(self, tree: str, where: Path) -> Path:
-        """A learner's repository: the starter solved, untouched, or untouched and attacking."""
-        if tree == "solved":
-            make.fixed(where)
-            variant.place(where / "starter", variant.reference())
-        else:
-            make.starter_copy(where)
-        if tree == "attacking":
-            (where / "pip").mkdir()
-            (where / "pip" / "__init__.py").write_text(attack(self.report), encoding="utf-8")
-            (where / "pip" / "__main__.py").write_text(attack(self.report), encoding="utf-8")
-            (where / "venv.py").write_text(attack(self.report), encoding="utf-8")
-            # A forged verdict where the platform reads one: it must be replaced, not kept.
-            forged = {"score": 110, "max-score": 110, "tests": []}
-            (where / "result.json").write_text(json.dumps(forged), encoding="utf-8")
-        return where
+        """A learner's repository (tests/grading/checkouts.py), attacks reporting here."""
+        return learner_checkout(tree, where, self.report)
 
 
 @pytest.fixture(scope="module")
@@ -221,18 +197,6 @@ def gradescope(kit: Kit) -> Iterator[dict[str, Outcome]]:
                 json.loads(results.read_text(encoding="utf-8")) if results.is_file() else {},
             )
         yield outcomes
-
-
-def unsolved_earned() -> set[str]:
-    """What the untouched starter meets: checks 1, 2 and 6 on memory, and the typecheck.
-
-    On Postgres it has no tables: the migration that makes them is the learner's to write.
-    """
-    return {
-        c.title
-        for c in CRITERIA
-        if (c.kind == "memory" and c.check in (1, 2, 6)) or c.kind == "typecheck"
-    }
 
 
 def test_classroom50s_result_json_has_its_published_shape(classroom50: dict[str, Outcome]) -> None:

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from labs.commands.release import FIRST_COMMAND, ReleaseError, write_release
-from labs.grading.classroom import WORKFLOW_PATH
+from labs.grading.actions import KIT_PATH, WORKFLOW_PATH
 from labs.lesson.states import LESSON_MOVES
 from labs.trees.finding import REPO_ROOT
 from tests.grading import submissions as make
@@ -153,14 +153,15 @@ def test_the_release_is_a_kit_that_grades(
 
 def test_the_release_workflow_pins_the_kit_it_was_given(release: Path) -> None:
     """The workflow installs the kit from the repository and commit given to release."""
-    steps = yaml.safe_load((release / WORKFLOW_PATH).read_text(encoding="utf-8"))["jobs"][
-        "run-autograding-tests"
-    ]["steps"]
+    steps = yaml.safe_load((release / WORKFLOW_PATH).read_text(encoding="utf-8"))["jobs"]["grade"][
+        "steps"
+    ]
     kit = next(s for s in steps if "repository" in s.get("with", {}))
     assert kit["with"] == {
         "repository": "teacher/day8-template",
         "ref": KIT_REF,
-        "path": ".lab-kit",
+        "path": KIT_PATH,
+        "persist-credentials": False,
     }
 
 
