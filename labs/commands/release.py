@@ -12,6 +12,7 @@ labs/LEARNER_README.zh_CN.md.
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 import tempfile
@@ -54,18 +55,54 @@ LEFT_OUT = (
     "docs/dashboard-diff.png",
     WORKFLOW_PATH,
     "README.md",
+    "labs/lesson/learner_tests/",
 )
+# The learners' own tests: `pytest` in their repository checks the install, not the work.
+LEARNER_TESTS = {"tests/test_your_lab.py": "labs/lesson/learner_tests/test_your_lab.py"}
 # The learners' READMEs at the top of the release, and where each one comes from.
 LEARNER_READMES = {
     "README.md": "labs/LEARNER_README.md",
     "README.zh_CN.md": "labs/LEARNER_README.zh_CN.md",
 }
-# Files that name the solution as the tree to serve: in the release, the starter.
+# Files that name the solution as the tree to serve or read: in the release, the starter. Each
+# replacement must still find its text (a release that could not retarget a file is refused).
+_RUN_THE_STARTER = (
+    ("solution.worker", "starter.worker"),
+    ("solution.seed", "starter.seed"),
+    ("python -m solution", "python -m starter"),
+)
 RETARGETED = {
     ".env.example": (("LAB_TREE=solution", "LAB_TREE=starter"),),
     "docker-compose.yml": (("${LAB_TREE:-solution}", "${LAB_TREE:-starter}"),),
     "Dockerfile": (('"-m", "solution"', '"-m", "starter"'),),
+    "MOCK.md": _RUN_THE_STARTER,
+    "MOCK.zh_CN.md": _RUN_THE_STARTER,
+    "migrations/README.md": (
+        ("One Alembic environment serves both trees.", "One Alembic environment serves the tree."),
+        (
+            "- `versions/solution/`: the reference migration, generated from\n"
+            "  `solution/shared/schema.py` and then read and tidied.\n",
+            "",
+        ),
+        ("# create the solution's tables", "# create the starter's tables"),
+        ("tree=solution", "tree=starter"),
+    ),
+    "deploy/README.md": (
+        ("`solution`) once Postgres is healthy", "`starter`) once Postgres is healthy"),
+        ("DB_SCHEMA=solution", "DB_SCHEMA=starter"),
+        ("'solution.gateway:create_app()'", "'starter.gateway:create_app()'"),
+    ),
 }
+# What runs in the learners' repository: no dev extra (the project's own test tools), no xdist
+# options, and a pytest that runs the tests the release has.
+PYPROJECT_REWRITES = (
+    (re.compile(r"^dev = \[\n(?:    .*\n)*?\]\n", re.M), ""),
+    (
+        re.compile(r"^# One worker per core:.*?^addopts = .*?\n", re.M | re.S),
+        "# pytest-benchmark, where a Python has it, is kept out: the tests here measure nothing.\n"
+        'addopts = "-ra --strict-markers -p no:benchmark"\n',
+    ),
+)
 
 
 class ReleaseError(Exception):
@@ -151,15 +188,17 @@ def write_release(
             target = build / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(root / name, target)
-            for old, new in RETARGETED.get(name, ()):
-                target.write_text(target.read_text(encoding="utf-8").replace(old, new), "utf-8")
+            retarget(target, name)
+            if name == "pyproject.toml":
+                released_pyproject(target)
             written.append(name)
         # The learners' README, in English and in Chinese, at the top of their repository.
-        for readme, source in LEARNER_READMES.items():
+        for readme, source in {**LEARNER_READMES, **LEARNER_TESTS}.items():
+            (build / readme).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(root / source, build / readme)
         (build / WORKFLOW_PATH).parent.mkdir(parents=True, exist_ok=True)
         (build / WORKFLOW_PATH).write_text(workflow, encoding="utf-8")
-        written += [*LEARNER_READMES, WORKFLOW_PATH]
+        written += [*LEARNER_READMES, *LEARNER_TESTS, WORKFLOW_PATH]
         leaks = leaked(build)
         if leaks:
             raise ReleaseError(
@@ -169,6 +208,29 @@ def write_release(
             out.rmdir()
         build.rename(out)
     return sorted(written)
+
+
+def retarget(target: Path, name: str) -> None:
+    """Point a released file at the starter; ReleaseError when a replacement finds no text."""
+    replacements = RETARGETED.get(name, ())
+    if not replacements:
+        return
+    text = target.read_text(encoding="utf-8")
+    for old, new in replacements:
+        if old not in text:
+            raise ReleaseError(f"{name} no longer says {old.strip()!r}: update RETARGETED")
+        text = text.replace(old, new)
+    target.write_text(text, encoding="utf-8")
+
+
+def released_pyproject(target: Path) -> None:
+    """The learners' pyproject.toml: ReleaseError when a rewrite no longer finds its text."""
+    text = target.read_text(encoding="utf-8")
+    for pattern, replacement in PYPROJECT_REWRITES:
+        text, count = pattern.subn(replacement, text)
+        if count != 1:
+            raise ReleaseError(f"pyproject.toml: {pattern.pattern!r} not found: update the release")
+    target.write_text(text, encoding="utf-8")
 
 
 def leaked(out: Path) -> list[str]:

@@ -195,10 +195,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     named = f"labs.commands.{chosen_command(argv)}" if argv is not None else None
-    for name in [named] if named in COMMAND_MODULES else COMMAND_MODULES:
-        # The learners' release leaves out the instructors' commands (diff, drift).
-        if importlib.util.find_spec(name) is not None:
-            importlib.import_module(name).register(commands)
+    # The learners' release leaves out the instructors' commands (diff, drift): naming one
+    # there registers every command, so argparse's "invalid choice" lists what there is.
+    available = [name for name in COMMAND_MODULES if importlib.util.find_spec(name) is not None]
+    for name in [named] if named in available else available:
+        importlib.import_module(name).register(commands)
     # --lang after the command too (`labs hint --lang zh_CN`). SUPPRESS: when it is not given
     # there, the command's parser leaves alone the value given before the command.
     for command in commands.choices.values():

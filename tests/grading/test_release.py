@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -53,11 +55,11 @@ def run_released(
 
 
 def test_the_release_holds_no_solution_anywhere(release: Path) -> None:
-    """No solution tree, no solution migration, no SOLUTION marker in any file, no tests
-    and no guide to them (CONTRIBUTING.md)."""
+    """No solution tree, no solution migration, no SOLUTION marker in any file, none of the
+    project's tests (only the learners' own) and no guide to them (CONTRIBUTING.md)."""
     assert not (release / "solution").exists()
     assert not (release / "migrations" / "versions" / "solution").exists()
-    assert not (release / "tests").exists()
+    assert [p.name for p in (release / "tests").iterdir()] == ["test_your_lab.py"]
     assert not (release / "CONTRIBUTING.md").exists()
     marker = b"SOLUTION" + b"("
     carrying = [p for p in release.rglob("*") if p.is_file() and marker in p.read_bytes()]
@@ -207,3 +209,59 @@ def test_the_release_command_prints_how_to_start(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "MOCK=1 SELFTEST=1 python -m starter" in done.stdout
     assert (tmp_path / "out" / "starter" / "__init__.py").is_file()
+
+
+def test_pytest_passes_in_a_fresh_clone_of_the_release(release: Path, tmp_path: Path) -> None:
+    """git clone, then `pytest`: the learners' own tests pass, with no xdist and no dev extra."""
+    origin = tmp_path / "origin"
+    shutil.copytree(release, origin)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "release"]):
+        subprocess.run([*git, *command], cwd=origin, check=True, capture_output=True)
+    subprocess.run(["git", "clone", "-q", str(origin), str(tmp_path / "clone")], check=True)
+    # Only the plugins a learner's `pip install -e '.[grading]'` brings: pytest-timeout.
+    done = run_released(
+        tmp_path / "clone",
+        ["-m", "pytest", "-p", "pytest_timeout", "-q"],
+        {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert re.search(r"\b2 passed\b", done.stdout), done.stdout[-2000:]
+
+
+def test_the_releases_pyproject_has_no_solution_dev_extra_or_xdist(release: Path) -> None:
+    """Its package list, extras and pytest options are the ones a learner's install has."""
+    project = tomllib.loads((release / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "solution*" not in project["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert set(project["project"]["optional-dependencies"]) == {"grading"}
+    addopts = project["tool"]["pytest"]["ini_options"]["addopts"].split()
+    assert not {"-n", "--dist", "auto", "loadscope"} & set(addopts)
+
+
+def test_the_releases_documents_point_at_the_starter(release: Path) -> None:
+    """No command in a released text file runs, serves or migrates the solution."""
+    solution_commands = re.compile(
+        r"python -m\s+solution|solution\.(?:worker|seed|gateway)|tree=solution"
+        r"|DB_SCHEMA=solution|LAB_TREE[:=-]+solution|versions/solution"
+    )
+    found = [
+        f"{path.relative_to(release)}: {match[0]}"
+        for path in sorted(release.rglob("*"))
+        if path.is_file() and path.suffix in (".md", ".yml", ".toml", ".example", "")
+        for match in solution_commands.finditer(path.read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert found == []
+
+
+def test_the_releases_gitignore_covers_virtualenvs_and_caches(release: Path) -> None:
+    """.venv/ (the README's first command makes it) and the tools' caches stay out of git."""
+    ignored = set((release / ".gitignore").read_text(encoding="utf-8").splitlines())
+    assert {".venv/", "venv/", "__pycache__/", ".pytest_cache/", ".mypy_cache/"} <= ignored
+
+
+def test_an_instructors_command_in_the_release_lists_the_commands_there(release: Path) -> None:
+    """`labs drift`, left out of the release, is refused with the commands the release has."""
+    done = run_released(release, ["-m", "labs", "drift"])
+    assert done.returncode == 2
+    assert "invalid choice: 'drift' (choose from " in done.stderr
+    assert "check" in done.stderr.split("choose from", 1)[1]
