@@ -28,12 +28,13 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
 def test_the_wheel_holds_no_solution_no_catalog_sources_and_no_test_javascript(
     wheel: zipfile.ZipFile,
 ) -> None:
-    """No solution/ package, no .po file, nothing of web/static/vendor (axe-core)."""
+    """No solution/ package, no .po file, nothing of web/static/vendor (axe-core), no tests."""
     names = wheel.namelist()
     assert not [n for n in names if n.startswith("solution/")]
     assert not [n for n in names if n.endswith((".po", ".pot"))]
     assert not [n for n in names if n.startswith("web/static/vendor/")]
     assert not [n for n in names if "axe" in n.lower()]
+    assert not [n for n in names if Path(n).name.startswith("test_")]
 
 
 def test_the_wheel_holds_what_runs(wheel: zipfile.ZipFile) -> None:
