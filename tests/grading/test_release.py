@@ -140,7 +140,7 @@ def test_the_release_lists_its_commands_without_the_instructors_ones(release: Pa
 def test_the_release_is_a_kit_that_grades(
     release: Path, tmp_path: Path, solved: bool, score: int
 ) -> None:
-    """The release, which Classroom installs as the kit, grades a learner's repository."""
+    """The release, which the Actions workflow installs as its kit, grades a learner's tree."""
     if solved:
         make.fixed(tmp_path / "learner")
         variant.place(tmp_path / "learner" / "starter", variant.reference())
