@@ -6,6 +6,7 @@ from __future__ import annotations
 import configparser
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from labs.term.cli import CONSOLE_SCRIPT
 from labs.trees.finding import REPO_ROOT
 from labs.version import DISTRIBUTION, kit_version
 
-BIN = Path(sys.executable).parent
+BIN = Path(sysconfig.get_path("scripts"))  # where pip put the console script
 
 
 @pytest.fixture(scope="module")
