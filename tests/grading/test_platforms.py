@@ -284,3 +284,37 @@ def test_each_run_grades_into_a_folder_of_its_own(
     folders = [p for p in (kit.scratch / "results").iterdir() if p.is_dir()]
     assert len(folders) == len(classroom50) + len(gradescope)
     assert all(os.stat(p).st_uid == 0 and os.stat(p).st_mode & 0o077 == 0 for p in folders)
+
+
+def test_the_gradescope_zip_holds_its_two_scripts_at_the_top(kit: Kit) -> None:
+    """setup.sh and run_autograder at the zip's top, executable, beside what they install."""
+    with zipfile.ZipFile(kit.gradescope_zip) as archive:
+        members = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
+    wheels = [name for name in members if name.endswith(".whl")]
+    assert set(members) == {
+        "setup.sh",
+        "run_autograder",
+        "autograder.py",
+        "constraints.txt",
+        *wheels,
+    }
+    assert len(wheels) == 1
+    assert members["run_autograder"] & 0o111 and members["setup.sh"] & 0o111
+
+
+def test_the_autograder_names_the_kit_it_installs(kit: Kit) -> None:
+    """`autograder.py --version` names its platform and the wheel it installs."""
+    (wheel,) = kit.classroom.glob("*.whl")
+    done = subprocess.run(
+        [PYTHON, str(kit.classroom / "autograder.py"), "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.split() == [
+        "autograder.py",
+        "(classroom50)",
+        "for",
+        wheel.name,
+    ]
