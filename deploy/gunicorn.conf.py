@@ -29,6 +29,10 @@ limit_request_line = 4094
 limit_request_fields = 50
 limit_request_field_size = 8190
 
+# No control socket (gunicorn 25+): its default path is one per user, so a second master
+# (another tree, a test) would take it over and remove it on exit. Manage gunicorn by signals.
+control_socket_disable = True
+
 # The access log is nginx's; errors and worker restarts go to stderr.
 accesslog = None
 errorlog = "-"

@@ -50,7 +50,7 @@ def refuse_cross_site() -> None:
             ),
         )
     origin = request.headers.get("Origin")
-    if origin and urlsplit(origin).netloc != request.host:
+    if origin and urlsplit(origin)[:2] != (request.scheme, request.host):  # scheme://host:port
         abort(
             403,
             _(

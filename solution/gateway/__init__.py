@@ -41,18 +41,18 @@ def register_error_handlers(app: Flask) -> None:
         return jsonify(error="idempotency_conflict", message=str(e), runId=e.run_id), 409
 
     @app.errorhandler(errors.StoreUnavailableError)
-    def store_unavailable(e: errors.StoreUnavailableError) -> tuple[Response, int]:
+    def store_unavailable(e: errors.StoreUnavailableError) -> tuple[Response, int, dict[str, str]]:
         # The client learns the class of the problem; the log keeps which server and why.
         app.logger.warning("store unavailable: %s", e.reason)
         message = f"the store cannot serve requests right now ({e.kind})"
         answer = jsonify(error="store_unavailable", message=message, reason=e.kind)
-        answer.headers["Retry-After"] = "1"
-        return answer, 503
+        return answer, 503, {"Retry-After": "1"}
 
     @app.errorhandler(HTTPException)  # 404, 405, 413, 415: Werkzeug's own, answered in JSON
-    def http_exception(e: HTTPException) -> tuple[Response, int]:
+    def http_exception(e: HTTPException) -> tuple[Response, int, dict[str, str]]:
         code = (e.name or "error").lower().replace(" ", "_")
-        return jsonify(error=code, message=e.description or code), e.code or 500
+        headers = {k: v for k, v in e.get_headers() if k != "Content-Type"}  # 405's Allow stays
+        return jsonify(error=code, message=e.description or code), e.code or 500, headers
 
     @app.errorhandler(Exception)
     def unexpected(e: Exception) -> tuple[Response, int]:

@@ -35,6 +35,7 @@ NO_UNIQUE_KEY = (
     "it unique at TODO(check 3) in shared/schema.py, then generate and apply a migration"
 )
 ALL_TABLES = text("SELECT 1 FROM sessions, runs, messages LIMIT 0")  # 42P01 if one is missing
+BOUNDS = "-c statement_timeout=5s -c lock_timeout=2s"  # a hung database is a quick 503
 
 
 def _loaded(run: Run) -> Run:
@@ -64,7 +65,8 @@ class SqlStore:
             pool_size=pool_size,
             max_overflow=pool_size,
             pool_timeout=5,
-            connect_args={"options": f"-c search_path={schema}", "connect_timeout": 3},
+            connect_args={"options": f"-c search_path={schema} {BOUNDS}", "connect_timeout": 3}
+            | {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2},  # a vanished peer
         )
         self._warned_no_arbiter = False
         configure_mappers()  # Run() would do it on first use; create_run's model_construct does not
@@ -227,6 +229,7 @@ class SqlStore:
             return errors.StoreUnavailableError(reason, kind="schema missing")
         if isinstance(driver, psycopg2.OperationalError | psycopg2.InterfaceError):
             reason = f"cannot reach the database at {self.address}: {detail}"
-            return errors.StoreUnavailableError(reason, kind="database unreachable")
+            kind = "database timeout" if code in ("55P03", "57014") else "database unreachable"
+            return errors.StoreUnavailableError(reason, kind=kind)  # 55P03, 57014: BOUNDS ran out
         reason = f"the database refused the operation: {detail}"
         return errors.StoreUnavailableError(reason, kind="database error")

@@ -185,6 +185,19 @@ def test_unknown_routes_and_methods_answer_json(
     assert answer.status_code == status and answer.is_json
 
 
+def test_a_method_a_route_refuses_is_a_json_405_naming_the_methods_it_takes(
+    gateway: Gateway,
+) -> None:
+    """Every route answers a method it lacks with 405, JSON, and an Allow header listing its own."""
+    for rule in gateway.client.application.url_map.iter_rules():
+        allowed = set(rule.methods or ())
+        path = rule.rule.replace("<", "").replace(">", "")  # /runs/<run_id> -> /runs/run_id
+        refused = next(m for m in ("PATCH", "DELETE", "PUT", "POST") if m not in allowed)
+        answer = gateway.client.open(path, method=refused)
+        assert answer.status_code == 405 and answer.is_json, (rule.rule, answer.status_code)
+        assert set(answer.headers["Allow"].split(", ")) == allowed, rule.rule
+
+
 def test_liveness_and_readiness_are_both_green_on_a_working_store(gateway: Gateway) -> None:
     """/healthz and /readyz answer 200 when the store answers."""
     assert gateway.client.get("/healthz").get_json() == {"status": "ok"}

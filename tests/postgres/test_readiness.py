@@ -35,7 +35,7 @@ def test_readiness_goes_red_and_intake_answers_503_while_the_database_is_down(
     assert ready.get_json() == {"status": "unavailable", "reason": "database unreachable"}
     assert gateway.get("/healthz").status_code == 200
     chat = gateway.post("/chat", json={"sessionId": session_id, "message": "hello?"})
-    assert chat.status_code == 503 and chat.is_json
+    assert chat.status_code == 503 and chat.is_json and chat.headers["Retry-After"] == "1"
     assert chat.get_json()["error"] == "store_unavailable"
     assert chat.get_json()["reason"] == "database unreachable"
 

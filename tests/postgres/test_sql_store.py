@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 
+import psycopg2
 import pytest
 
 from solution.infra import make_store
@@ -44,6 +46,25 @@ def test_tables_missing_from_db_schema_name_it_and_both_alembic_steps(fresh_data
     assert 'schema "public" (DB_SCHEMA)' in reason
     assert '`alembic -x tree=solution -x schema=public revision --autogenerate -m "' in reason
     assert reason.endswith("then run `alembic -x tree=solution -x schema=public upgrade head`")
+
+
+def test_a_read_held_up_by_a_lock_gives_up_as_unavailable(fresh_database: str) -> None:
+    """A lock held elsewhere makes a read fail as "database timeout", not wait without end."""
+    migrate(fresh_database)
+    store = SqlStore(fresh_database, schema="solution", pool_size=1)
+    holder = psycopg2.connect(fresh_database)
+    holder.cursor().execute("LOCK TABLE solution.sessions IN ACCESS EXCLUSIVE MODE")
+    release = threading.Timer(20, holder.rollback)  # so that a store without the bound ends too
+    release.start()
+    try:
+        with pytest.raises(StoreUnavailableError) as timed_out:
+            store.get_session("anything")
+    finally:
+        release.cancel()
+        holder.close()
+        store.close()
+    assert timed_out.value.kind == "database timeout"
+    assert "lock timeout" in timed_out.value.reason
 
 
 def test_an_unreachable_database_is_unavailable_with_its_address() -> None:

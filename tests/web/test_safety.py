@@ -21,6 +21,7 @@ CROSS_SITE = [
     {"Sec-Fetch-Site": "same-site"},
     {"Origin": "http://evil.example"},
     {"Origin": "http://localhost:9999"},
+    {"Origin": "https://localhost"},  # the same host and port, another scheme: another origin
 ]
 
 
