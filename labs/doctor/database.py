@@ -9,6 +9,8 @@ without the password gets in.
 from __future__ import annotations
 
 import ipaddress
+import os
+import tempfile
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -169,8 +171,11 @@ def guessed_method(url: str, over_tcp: bool) -> str | None:
     login, at, host = parts.netloc.rpartition("@")
     bare = parts._replace(netloc=f"{login.partition(':')[0]}@{host}" if at else host).geturl()
     try:
-        # No password file either: only the server decides whether this gets in.
-        psycopg2.connect(bare, connect_timeout=5, passfile="/dev/null").close()
+        # No password file either: only the server decides whether this gets in. The file
+        # named does not exist, which libpq skips in silence (it warns about /dev/null).
+        with tempfile.TemporaryDirectory() as empty:
+            nofile = os.path.join(empty, "pgpass")
+            psycopg2.connect(bare, connect_timeout=5, passfile=nofile).close()
     except psycopg2.OperationalError as error:
         return "scram-sha-256" if "password" in str(error) else None
     return "trust" if over_tcp else None

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import psycopg2
 import pytest
 
-from labs.doctor.database import database_findings
+from labs.doctor.database import database_findings, guessed_method
 from labs.grading.on_postgres_roles import connect_admin, create_roles, drop_roles
 from labs.pg.cluster import TempCluster, free_port
 from labs.pg.tenants import new_names
@@ -43,6 +43,15 @@ def test_a_superuser_over_tcp_with_scram_may_grade(debian: TempCluster) -> None:
     assert one(found, "the role postgres may grade on Postgres") == "ok"
     assert one(found, "logins ask for a password (scram-sha-256)") == "ok"
     assert one(found, "no grading roles or schemas left behind") == "ok"
+
+
+def test_the_auth_method_is_found_without_a_libpq_warning(
+    debian: TempCluster, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Guessing the login method, on a server up or down, prints nothing of libpq's own."""
+    for url in (debian.url(), f"postgresql://koda:koda@127.0.0.1:{free_port()}/koda"):
+        guessed_method(url, over_tcp=True)
+    assert "WARNING" not in capfd.readouterr().err
 
 
 def test_compose_owner_role_is_told_the_one_command_it_lacks(pg_cluster: TempCluster) -> None:

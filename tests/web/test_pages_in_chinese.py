@@ -173,6 +173,15 @@ def test_an_error_page_in_chinese_names_the_error_in_chinese(client: FlaskClient
     assert "Not Found" not in text and "no tree named" not in text
 
 
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_an_error_page_names_its_status_once(client: FlaskClient, lang: str) -> None:
+    """A full error page says its code and name in its heading, not again in the notice."""
+    for path in ("/runs/nosuch", "/no/such/page"):
+        answer = client.get(f"{path}?lang={lang}")
+        assert answer.status_code == 404
+        assert " ".join(visible(answer.text).pieces).count("404") == 1, path
+
+
 def test_the_store_is_named_in_the_pages_language(client: FlaskClient) -> None:
     """A sentence that names the store says 内存 in Chinese, never the English word inside it."""
     english, chinese = both_languages(client, "/runs/starter")
