@@ -164,18 +164,25 @@ def _write(stream: BinaryIO, message: dict[str, Any]) -> None:
     stream.flush()
 
 
+def read_secret(fd: int) -> str:
+    """What the launcher wrote on the inherited pipe fd (a database URL), the pipe then closed."""
+    with os.fdopen(fd, "rb") as pipe:
+        return pipe.read().decode()
+
+
 def main(argv: list[str] | None = None) -> int:
     """python -m labs.checking.host: the exec'd form of the host (see launch.py)."""
     parser = argparse.ArgumentParser(prog="python -m labs.checking.host")
     parser.add_argument("--tree", required=True, type=Path)
     parser.add_argument("--store", choices=["memory", "postgres", KEYS_ONLY], default="memory")
     parser.add_argument("--package", default="")
-    parser.add_argument("--database-url")
+    parser.add_argument("--database-url-fd", type=int)
     parser.add_argument("--schema")
     parser.add_argument("--requests-fd", type=int, required=True)
     parser.add_argument("--answers-fd", type=int, required=True)
     args = parser.parse_args(argv)
-    spec = HostSpec(args.tree, args.store, args.database_url, args.schema, args.package)
+    url = read_secret(args.database_url_fd) if args.database_url_fd is not None else None
+    spec = HostSpec(args.tree, args.store, url, args.schema, args.package)
     return serve(spec, args.requests_fd, args.answers_fd)
 
 

@@ -18,7 +18,9 @@ labs.checking.pipes.PipeHost for all of them).
                  preexec_fn=None, extra_popen={})
         execs `prefix + host_command(spec, requests_fd, answers_fd, python)`,
         i.e. `python -m labs.checking.host --tree PATH --store S --package NAME
-        [--database-url URL] [--schema NAME] --requests-fd N --answers-fd M`,
+        [--database-url-fd K] [--schema NAME] --requests-fd N --answers-fd M`,
+        the database URL (with its password) on an inherited pipe, never on
+        the command line another user reads in /proc,
         in a new session (its own process group), stdout and stderr to the
         capped pipe. A sandbox wraps it with `prefix`, `env` (PYTHONPATH gets
         the kit's root prepended), `preexec_fn` (rlimits) and `extra_popen`;
@@ -47,15 +49,31 @@ from .protocol import HostProcess, HostSpec, Launcher
 HOST_MODULE = "labs.checking.host"
 
 
+def credentials_pipe(secret: str) -> int:
+    """The read end of a pipe holding secret and nothing more, for a child to inherit and read."""
+    read, write = os.pipe()
+    try:
+        os.write(write, secret.encode())  # a URL: far below the pipe's buffer
+    finally:
+        os.close(write)
+    return read
+
+
 def host_command(
-    spec: HostSpec, requests_fd: int, answers_fd: int, python: str = sys.executable
+    spec: HostSpec,
+    requests_fd: int,
+    answers_fd: int,
+    python: str = sys.executable,
+    url_fd: int | None = None,
 ) -> list[str]:
-    """The command line of an exec'd host."""
+    """The command line of an exec'd host; its database URL comes on url_fd (credentials_pipe)."""
     command = [python, "-m", HOST_MODULE, "--tree", str(spec.tree), "--store", spec.store]
     if spec.package:
         command += ["--package", spec.package]
     if spec.database_url:
-        command += ["--database-url", spec.database_url]
+        if url_fd is None:
+            raise ValueError("a host's database URL goes on a pipe (url_fd), never on its argv")
+        command += ["--database-url-fd", str(url_fd)]
     if spec.schema:
         command += ["--schema", spec.schema]
     return [*command, "--requests-fd", str(requests_fd), "--answers-fd", str(answers_fd)]
@@ -135,7 +153,12 @@ class ExecLauncher:
         requests_r, requests_w = os.pipe()
         answers_r, answers_w = os.pipe()
         output_r, output_w = os.pipe()
-        command = [*self.prefix, *host_command(request, requests_r, answers_w, self.python)]
+        url_fd = credentials_pipe(request.database_url) if request.database_url else None
+        passed = (requests_r, answers_w) if url_fd is None else (requests_r, answers_w, url_fd)
+        command = [
+            *self.prefix,
+            *host_command(request, requests_r, answers_w, self.python, url_fd),
+        ]
         env = dict(os.environ if self.env is None else self.env)
         repo = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -145,7 +168,7 @@ class ExecLauncher:
                 stdin=subprocess.DEVNULL,
                 stdout=output_w,
                 stderr=output_w,
-                pass_fds=(requests_r, answers_w),
+                pass_fds=passed,
                 start_new_session=True,
                 env=env,
                 cwd=self.cwd,
@@ -153,7 +176,7 @@ class ExecLauncher:
                 **self.extra_popen,
             )
         finally:
-            for fd in (requests_r, answers_w, output_w):
+            for fd in (*passed, output_w):
                 os.close(fd)
         return PipeHost(popen.pid, requests_w, answers_r, output_r, kill_group=True, popen=popen)
 

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from labs.checking.launch import HOST_MODULE, host_command
+from labs.checking.launch import HOST_MODULE, credentials_pipe, host_command
 from labs.checking.pipes import PipeHost
 from labs.checking.protocol import HostProcess, HostSpec, Launcher
 
@@ -109,9 +109,13 @@ class SandboxedLauncher:
         to_host, from_driver = os.pipe()  # requests: the driver writes, the host reads
         from_host, to_driver = os.pipe()  # answers: the host writes, the driver reads
         output_r, output_w = os.pipe()  # the host's fd 1 and 2, capped by PipeHost
+        # The URL holds the role's password: a pipe the host alone inherits, never its argv.
+        url_fd = credentials_pipe(url) if url else None
+        passed = (to_host, to_driver) if url_fd is None else (to_host, to_driver, url_fd)
         try:
             tree = box.share(Path(spec.tree), Path(spec.tree).name)
-            command = host_command(replace(spec, tree=tree), to_host, to_driver, sys.executable)
+            shared = replace(spec, tree=tree)
+            command = host_command(shared, to_host, to_driver, sys.executable, url_fd)
             if self.module != HOST_MODULE:
                 command[2] = self.module
             env = {"DATABASE_URL": url} if url else {}
@@ -119,7 +123,7 @@ class SandboxedLauncher:
             process = box.popen(
                 command,
                 env=env,
-                pass_fds=(to_host, to_driver),
+                pass_fds=passed,
                 stdout=output_w,
                 stderr=output_w,
             )
@@ -129,7 +133,7 @@ class SandboxedLauncher:
                 os.close(fd)
             raise
         finally:
-            for fd in (to_host, to_driver, output_w):
+            for fd in (*passed, output_w):
                 os.close(fd)  # the host's ends live on in the host only
         return SandboxedHost(process, from_driver, from_host, output_r, box, self.stops)
 

@@ -199,7 +199,7 @@ def test_the_exec_command_line_is_the_documented_one() -> None:
     from labs.checking.launch import host_command
 
     spec = HostSpec(Path("/t"), "postgres", "postgresql://x/y", "s", "labtree_1")
-    assert host_command(spec, 5, 6, "py") == [
+    assert host_command(spec, 5, 6, "py", 7) == [
         "py",
         "-m",
         "labs.checking.host",
@@ -209,8 +209,8 @@ def test_the_exec_command_line_is_the_documented_one() -> None:
         "postgres",
         "--package",
         "labtree_1",
-        "--database-url",
-        "postgresql://x/y",
+        "--database-url-fd",
+        "7",
         "--schema",
         "s",
         "--requests-fd",
@@ -261,3 +261,12 @@ def test_rows_print_as_checks_finish_and_a_killed_driver_leaves_no_host(tmp_path
             break
         time.sleep(0.1)
     assert not alive
+
+
+def test_a_host_command_never_carries_the_database_url() -> None:
+    """Asked for a host with a database URL but no pipe for it, host_command refuses."""
+    from labs.checking.launch import host_command
+
+    spec = HostSpec(Path("/t"), "postgres", "postgresql://u:secret@/y", "s", "labtree_1")
+    with pytest.raises(ValueError, match="pipe"):
+        host_command(spec, 5, 6, "py")

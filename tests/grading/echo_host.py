@@ -40,11 +40,16 @@ def network() -> bool:
 def main() -> None:
     """Serve requests until the grader closes the pipe."""
     parser = argparse.ArgumentParser()
-    for option in ("--tree", "--store", "--package", "--database-url", "--schema"):
+    for option in ("--tree", "--store", "--package", "--schema"):
         parser.add_argument(option)
+    parser.add_argument("--database-url-fd", type=int)
     parser.add_argument("--requests-fd", type=int, required=True)
     parser.add_argument("--answers-fd", type=int, required=True)
     args = parser.parse_args()
+    url = ""
+    if args.database_url_fd is not None:
+        with os.fdopen(args.database_url_fd, "rb") as pipe:
+            url = pipe.read().decode()
     with (
         os.fdopen(args.requests_fd, "rb") as requests,
         os.fdopen(args.answers_fd, "wb") as answers,
@@ -57,6 +62,7 @@ def main() -> None:
                 "uid": os.getuid(),
                 "env": sorted(os.environ),
                 "database_url": os.environ.get("DATABASE_URL", ""),
+                "piped_url": url,
                 "network": network(),
                 "tree_files": sorted(os.listdir(args.tree)),
                 "home_mode": oct(os.stat(os.environ["HOME"]).st_mode & 0o777),

@@ -268,6 +268,41 @@ def test_the_host_is_given_the_submissions_credentials_never_the_drivers(
         host.kill()
     assert {"DATABASE_URL", "DB_SCHEMA"} <= set(answer["env"])
     assert answer["database_url"] == tenant
+    assert answer["piped_url"] == tenant
+
+
+def test_no_other_submission_reads_a_hosts_password_in_proc(tmp_path: Path, mode: Mode) -> None:
+    """A classmate scanning every /proc/*/cmdline and /proc/*/environ never finds the password."""
+    (tmp_path / "__init__.py").write_text("", encoding="utf-8")
+    password = f"pw{os.getpid()}x{time.monotonic_ns()}"
+    tenant = f"postgresql://grade_ada_1:{password}@/lab?host=/tmp/pg"
+    launcher = SandboxedLauncher(
+        module="tests.grading.echo_host",
+        database_url=tenant,
+        schema="grade_ada_1",
+        expose=[REPO_ROOT / "tests"],
+    )
+    snoop = f"""
+import os
+wanted = {password[::-1]!r}[::-1].encode()
+found = []
+for pid in os.listdir("/proc"):
+    for part in ("cmdline", "environ"):
+        try:
+            with open(f"/proc/{{pid}}/{{part}}", "rb") as f:
+                found += [part] if wanted in f.read() else []
+        except OSError:
+            pass
+print(sorted(set(found)) or "nothing")
+"""
+    host = launcher.launch(HostSpec(tmp_path, "postgres", tenant, "grade_ada_1", "ada"))
+    try:
+        host.send({})
+        assert host.receive(30.0)["piped_url"] == tenant
+        seen = run_sandboxed(python(snoop), timeout=60)
+    finally:
+        host.kill()
+    assert seen.stdout.strip() == "nothing", seen.stderr
 
 
 def test_a_folder_is_taken_in_without_following_links(tmp_path: Path) -> None:
