@@ -26,6 +26,7 @@ import sys
 if __name__ == "__main__" and not sys.flags.isolated:  # before anything else is imported
     os.execv(sys.executable, [sys.executable, "-I", os.path.abspath(__file__), *sys.argv[1:]])
 
+import datetime
 import hashlib
 import json
 import shutil
@@ -44,6 +45,7 @@ GRADESCOPE = "/autograder"
 
 HERE = Path(__file__).resolve().parent
 KEPT_ENV = ("DATABASE_URL", "LANG")
+CONTEXT_ENV = ("CLASSROOM", "ASSIGNMENT", "SUBMISSION_TAG", "COMMIT_URL", "RELEASE_URL")
 SAFE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
@@ -178,6 +180,8 @@ def classroom50(arguments: list[str]) -> int:
     else:
         answer = root_part(checkout)
     files: dict[str, str] = answer["files"]
+    if "result.json" in files:
+        files["result.json"] = with_run_context(files["result.json"])
     if "release-body.md" in files and os.environ.get("COMMIT_URL"):
         # Classroom 50's own variables: which commit of which assignment this feedback is for.
         graded = " ".join(os.environ.get(n, "") for n in ("ASSIGNMENT", "SUBMISSION_TAG"))
@@ -185,6 +189,29 @@ def classroom50(arguments: list[str]) -> int:
     for name, text in files.items():
         write_plain(checkout / name, text)
     return int(answer["code"])
+
+
+def with_run_context(result: str) -> str:
+    """result.json with the run's context that classroom50/result/v1 asks for, from its variables.
+
+    The runner sets CLASSROOM, ASSIGNMENT, SUBMISSION_TAG, COMMIT_URL and RELEASE_URL (REVIEW_URL
+    where it has one); a run without them is not Classroom 50's, an infrastructure error.
+    """
+    missing = [name for name in CONTEXT_ENV if not os.environ.get(name)]
+    if missing:
+        raise SystemExit(f"autograder: Classroom 50 did not set {', '.join(missing)}")
+    document: dict[str, Any] = json.loads(result)
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    context = {
+        "classroom": os.environ["CLASSROOM"],
+        "assignment": os.environ["ASSIGNMENT"],
+        "submission": os.environ["SUBMISSION_TAG"],
+        "commit": os.environ["COMMIT_URL"],
+        "release": os.environ["RELEASE_URL"],
+        "review": os.environ.get("REVIEW_URL") or os.environ["COMMIT_URL"],
+        "datetime": now,
+    }
+    return json.dumps({"schema": document.pop("schema"), **context, **document}, indent=2) + "\n"
 
 
 def root_part(checkout: Path) -> dict[str, Any]:

@@ -4,8 +4,9 @@ One grading run writes the kit's results.json (Exercism v3 with each test's
 score and max_score, labs/grading/results.py); each platform reads its own
 file, built here from that document and nothing else:
 
-- Classroom 50 reads `result.json` (`classroom50/result/v1`: score,
-  max-score, and per test its test-name, passed, score and max-score) and
+- Classroom 50 reads `result.json` (`classroom50/result/v1`: schema, score,
+  max-score, and per test its test-name, passed, score and max-score; the
+  autograder adds the run's context from Classroom 50's variables) and
   publishes `release-body.md` as the learner's feedback;
 - Gradescope reads `/autograder/results/results.json` (per test its name,
   score, max_score, output and visibility; the total and an output the
@@ -42,7 +43,7 @@ def classroom50_result(document: Mapping[str, Any]) -> dict[str, object]:
     """Classroom 50's result.json: one test per criterion graded, with its points."""
     score, most = _score(document)
     return {
-        "format": CLASSROOM50_FORMAT,
+        "schema": CLASSROOM50_FORMAT,
         "score": score,
         "max-score": most,
         "tests": [

@@ -22,6 +22,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -200,12 +201,30 @@ def gradescope(kit: Kit) -> Iterator[dict[str, Outcome]]:
 
 
 def test_classroom50s_result_json_has_its_published_shape(classroom50: dict[str, Outcome]) -> None:
-    """score, max-score, and per criterion test-name, passed, score, max-score; totals add up."""
+    """The schema, the run's context, the score and per criterion its name, points and verdict."""
     for tree, outcome in classroom50.items():
         assert outcome.code == 0, (tree, outcome.log[-4000:])
         document = outcome.document
-        assert document["format"] == "classroom50/result/v1"
-        assert {"score", "max-score", "tests"} <= document.keys()
+        assert set(document) == {
+            "schema",
+            "classroom",
+            "assignment",
+            "submission",
+            "commit",
+            "release",
+            "review",
+            "datetime",
+            "score",
+            "max-score",
+            "tests",
+        }
+        assert document["schema"] == "classroom50/result/v1"
+        assert document["classroom"] == CLASSROOM_ENV["CLASSROOM"]
+        assert document["assignment"] == CLASSROOM_ENV["ASSIGNMENT"]
+        assert document["submission"] == CLASSROOM_ENV["SUBMISSION_TAG"]
+        assert document["commit"] == document["review"] == CLASSROOM_ENV["COMMIT_URL"]
+        assert document["release"] == CLASSROOM_ENV["RELEASE_URL"]
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", document["datetime"])
         assert [t["test-name"] for t in document["tests"]] == [c.title for c in CRITERIA]
         for test, criterion in zip(document["tests"], CRITERIA, strict=True):
             assert set(test) == {"test-name", "passed", "score", "max-score"}
