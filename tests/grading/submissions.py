@@ -284,32 +284,59 @@ def snooping(markers: list[str]) -> str:
     """Code that reads every path in every process's argv, then fails at import saying what it saw.
 
     Its error message is the grade's note, so what it could read is in the class table.
-    The markers are written into it backwards, so finding its own file finds none.
+    The markers are written into it backwards, so finding its own file finds none. The
+    most specific paths are searched first; folders of more than 500 entries or more
+    than 8 levels down are passed over, and the search stops after 2,000 files or 5,000
+    folders, so it ends in about a second however busy the machine and however big
+    the trees other processes name (a virtualenv, a repository, /).
     """
     backwards = [marker[::-1] for marker in markers]
     return f"""
 import os as _os
 _seen = set()
-_paths = []
+_paths = set()
 for _pid in _os.listdir("/proc"):
     try:
         with open("/proc/" + _pid + "/cmdline", "rb") as _f:
-            _paths += [_a.decode(errors="replace") for _a in _f.read().split(b"\\0")]
+            _paths.update(_a.decode(errors="replace") for _a in _f.read().split(b"\\0"))
     except OSError:
         pass
-_read = 0
-for _top in [_p for _p in _paths if _p.startswith("/") and _os.path.exists(_p)]:
+_system = ("/usr/", "/proc/", "/sys/", "/dev/", "/etc/", "/lib", "/bin/", "/sbin/", "/opt/")
+_tops = sorted(
+    (_p for _p in _paths if _p.startswith("/") and _p != "/" and not _p.startswith(_system)),
+    key=lambda _p: (-_p.count("/"), _p),
+)
+_budget = {{"files": 2000, "folders": 5000}}
+
+
+def _look(_path):
+    _budget["files"] -= 1
+    try:
+        with open(_path, "rb") as _f:
+            _text = _f.read(200000)
+    except OSError:
+        return
+    _seen.update(_m[::-1] for _m in {backwards!r} if _m[::-1].encode() in _text)
+
+
+def _search(_top):
+    if _os.path.isfile(_top):
+        _look(_top)
     for _root, _dirs, _files in _os.walk(_top):
-        for _name in _files:
-            _read += 1
-            if _read > 5000:
-                break
-            try:
-                with open(_os.path.join(_root, _name), "rb") as _f:
-                    _text = _f.read(200000)
-            except OSError:
-                continue
-            _seen.update(_m[::-1] for _m in {backwards!r} if _m[::-1].encode() in _text)
+        if min(_budget.values()) <= 0:
+            return
+        _budget["folders"] -= 1
+        if len(_dirs) + len(_files) > 500 or _root.count("/") - _top.count("/") > 8:
+            _dirs[:] = []  # a crowded or deep folder is a trap, not a classmate's work
+            continue
+        for _name in _files[: max(_budget["files"], 0)]:
+            _look(_os.path.join(_root, _name))
+
+
+for _top in _tops:
+    if min(_budget.values()) <= 0:
+        break
+    _search(_top)
 raise RuntimeError("snooped: " + (" ".join(sorted(_seen)) or "nothing"))
 """
 

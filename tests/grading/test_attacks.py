@@ -15,6 +15,8 @@ import csv
 import os
 import re
 import secrets
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -268,6 +270,34 @@ def test_classmates_and_earlier_grades_are_out_of_sight(graded: ClassRun) -> Non
         return
     assert "snooped: nothing" in found["note"], found["note"]
     assert ADA_SECRET not in found["note"] and PREVIOUS not in found["note"]
+
+
+def test_the_snoop_finds_what_it_can_read(tmp_path: Path) -> None:
+    """Unsandboxed, the snoop finds a marker under a path in another process's argv, past its traps.
+
+    Without this, "snooped: nothing" above could mean the snoop never looked.
+    """
+    marker = f"READABLE-{secrets.token_hex(6)}"
+    named = tmp_path.joinpath(*"12345678")  # deeper than other processes' paths: searched first
+    (named / "crowd").mkdir(parents=True)
+    for n in range(600):
+        (named / "crowd" / f"f{n}").write_text("", encoding="utf-8")
+    make.with_deep_folder(named / "deep", 40)
+    (named / "class" / "ada" / "tree" / "shared").mkdir(parents=True)
+    (named / "class" / "ada" / "tree" / "shared" / "keys.py").write_text(marker)
+    (tmp_path / "snoop.py").write_text(make.snooping([marker, PREVIOUS]), encoding="utf-8")
+    sibling = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(named)])
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", str(tmp_path / "snoop.py")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        sibling.kill()
+        sibling.wait()
+    assert f"snooped: {marker}" in done.stderr, done.stderr[-2000:]
 
 
 def test_children_that_fill_memory_together_stop_the_submission(graded: ClassRun) -> None:
