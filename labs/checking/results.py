@@ -2,8 +2,8 @@
 
 `python -m labs check --json` writes one for a run of the checks (task_id =
 check number); grading writes one per submission, each test with score and
-max_score for GitHub Classroom. Both build their tests here and write them
-here, with one output limit.
+max_score (the points Classroom 50, Gradescope and the Actions summary show).
+Both build their tests here and write them here, with one output limit.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class TestEntry:
     output: str = ""
     test_code: str = ""
     task_id: int | None = None
-    score: int | None = None  # GitHub Classroom's points, for a graded criterion
+    score: int | None = None  # the criterion's points, for a graded criterion
     max_score: int | None = None
 
     def as_json(self) -> dict[str, object]:

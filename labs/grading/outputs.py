@@ -64,20 +64,6 @@ def private_results_folder(parent: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix="grades-", dir=parent))
 
 
-def only_results_folder(parent: Path) -> Path:
-    """The one results folder under parent (as private_results_folder made it), checked again."""
-    info = os.lstat(parent)
-    if stat.S_ISLNK(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
-        raise OutputError(f"{parent} is not the grader's private folder: no verdict read")
-    found = [entry for entry in os.scandir(parent) if entry.name.startswith("grades-")]
-    if len(found) != 1 or not found[0].is_dir(follow_symlinks=False):
-        raise OutputError(
-            f"expected one results folder in {parent}, found {len(found)}: "
-            "did the grading step run?"
-        )
-    return Path(found[0].path)
-
-
 def read_private(path: Path) -> str:
     """A results file the grader wrote: never through a link, and only if it is the grader's."""
     try:

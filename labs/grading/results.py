@@ -1,4 +1,4 @@
-"""A Grade as results.json (Exercism v3 plus GitHub Classroom's score) and as a points table.
+"""A Grade as results.json (Exercism v3 plus each test's points) and as a points table.
 
 And, for a learner, the points a run of the checks is worth as `labs grade`
 counts them (score_lines), with what did not run named as such.
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def results_json(grade: Grade, error: str = "") -> dict[str, object]:
-    """Exercism's results.json v3, with score and max_score for GitHub Classroom.
+    """Exercism's results.json v3, with each test's score and max_score.
 
     Skipped criteria (Postgres without a database) are left out of tests and
     of max_score: v3 has no "skipped" status, and they were not graded.

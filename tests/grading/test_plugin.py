@@ -30,7 +30,7 @@ def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def grade_with_pytest(
     tree: Path | str, results: Path, *extra: str, cwd: Path = REPO_ROOT
 ) -> subprocess.CompletedProcess[str]:
-    """Grade a tree with the documented command, the way an instructor or GitHub Classroom would."""
+    """Grade a tree with the documented command, as an instructor or a grading platform would."""
     command = [*GRADING_COMMAND, "--lab-tree", str(tree), "--lab-results", str(results)]
     return run([*command, "--lab-timeout", "5", *extra], cwd)
 
