@@ -37,7 +37,7 @@ from .remote import (
     TreeRaisedError,
     error_text,
 )
-from .tree_link import TreeLink, TreeNotAnsweringError
+from .tree_link import TreeBusyError, TreeLink, TreeNotAnsweringError
 
 MOVING = ("pending", "running", "streaming")
 
@@ -200,6 +200,15 @@ class Bench(LessonMoves):
                 N_("the %(tree)s tree does not import (%(said)s): fix it, then reload"),
                 tree=self.name,
                 said=Verbatim(str(error)),
+            )
+        if isinstance(error, TreeBusyError):
+            return Sentence(
+                N_(
+                    "the %(tree)s tree is busy: other requests kept the line to it for "
+                    "%(seconds)s s, so this one was not sent; try again shortly"
+                ),
+                tree=self.name,
+                seconds=f"{error.seconds:g}",
             )
         if error.seconds is not None:
             return Sentence(

@@ -6,9 +6,10 @@ protocol's requests: the gateway's HTTP requests, the store's methods, the
 worker's query. Every request has a time limit. A tree that does not answer
 in time (an endless loop, a lock never released) has its process killed,
 and the request gets a TreeNotAnsweringError saying so, at once; the next
-request starts a new host. A request that finds the line still taken by a
-request that hangs waits no longer than its own time limit either, so no
-page ever waits on a learner's loop for more than that.
+request starts a new host. A request that finds the line taken waits no
+longer than its own time limit either, then gets a TreeBusyError (the tree
+may be fine, only slow to reach under many requests), so no page ever waits
+on a learner's loop, or on a queue, for more than that.
 """
 
 from __future__ import annotations
@@ -38,6 +39,18 @@ class TreeNotAnsweringError(Exception):
         self.said = said
         what = f"no answer within {seconds:g} s" if seconds is not None else "its process stopped"
         super().__init__(what + (f": {said}" if said else ""))
+
+
+class TreeBusyError(TreeNotAnsweringError):
+    """The line to the tree stayed taken by other requests for the whole time limit.
+
+    Nothing was sent, and the host was not stopped: the tree may be fine, only
+    busy (many pages polling at once) or held by a request that will time out.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.args = (f"the line to the tree stayed busy for {seconds:g} s",)
 
 
 class SteadyLauncher:
@@ -98,12 +111,13 @@ class TreeLink:
         """Send one request (quiet: nothing traced) and return its value.
 
         Raises RefusedError when the tree raised, TreeNotAnsweringError when it did
-        not answer in time (or its process stopped), TreeDoesNotImportError when a
-        new host could not import it.
+        not answer in time (or its process stopped), TreeBusyError when other
+        requests kept the line that long, TreeDoesNotImportError when a new host
+        could not import it.
         """
         if not self._lock.acquire(timeout=self.timeout):
-            # Another request holds the line: its own time limit will stop the host.
-            raise TreeNotAnsweringError(self.timeout)
+            # Other requests hold the line: if one hangs, its own time limit stops the host.
+            raise TreeBusyError(self.timeout)
         try:
             session = self._session or self._start()
             session.deadline = time.monotonic() + self.timeout
@@ -147,9 +161,13 @@ class TreeLink:
 
     def open(self) -> None:
         """Start the host now if none runs; raises what call() raises when it cannot."""
-        with self._lock:
+        if not self._lock.acquire(timeout=self.timeout):
+            raise TreeBusyError(self.timeout)
+        try:
             if self._session is None:
                 self._start()
+        finally:
+            self._lock.release()
 
     def _stop(self) -> None:
         if self._session is not None:

@@ -155,3 +155,30 @@ def test_the_handout_lists_the_lessons_files_first() -> None:
     with_regions = {region.path for region in regions_in(REPO_ROOT / "starter")}
     assert set(listed[: len(with_regions)]) == with_regions
     assert set(listed[len(with_regions) : len(with_regions) + len(MET_NEXT)]) == MET_NEXT
+
+
+CLOCK = re.compile(r"\b(\d\d):(\d\d):(\d\d(?:\.\d+)?)\b")
+
+
+@pytest.mark.parametrize("name", HANDOUTS)
+def test_the_handout_shows_both_ways_the_time_bucket_fails(name: str) -> None:
+    """Its example times do what it says: a retry 0.5 s apart across a minute is two keys, a
+    second "yes" 30 s later in the same minute is one, and it names clientMessageId as the fix."""
+    from solution.shared.keys import idempotency_key_for
+
+    text = read(name)
+    heading = "### What the time bucket gets wrong" if name.endswith("HANDOUT.md") else "### 时间桶"
+    section = text.split(heading)[1].split("\n## ")[0].split("\n### ")[0]
+    moments = [int(h) * 3600 + int(m) * 60 + float(s) for h, m, s in CLOCK.findall(section)]
+    assert len(moments) == 4, moments
+    retry, retried, first_yes, second_yes = moments
+    assert 0 < retried - retried // 60 * 60 < retried - retry <= 1  # crosses a minute, in 1 s
+    assert first_yes // 60 == second_yes // 60 and second_yes - first_yes >= 10
+    day = 20_000 * 86_400  # a day in 2024: the examples' clock times fall anywhere in it
+
+    def key(text: str, moment: float) -> str:
+        return idempotency_key_for("s-1", None, text, now=day + moment)
+
+    assert key("book me a flight", retry) != key("book me a flight", retried)
+    assert key("yes", first_yes) == key("yes", second_yes)
+    assert "clientMessageId" in section and "Idempotent-Replayed: true" in section

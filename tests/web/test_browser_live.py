@@ -71,7 +71,11 @@ def test_rows_appear_in_the_browser_as_each_check_finishes(
     assert "running: 3 of" in page.locator("#check-summary").inner_text()
     assert page.locator('details[data-check="4"] .mark').inner_text() == "… RUNNING"
     screenshot(page, "checks-live")
-    busy = page.request.post(f"{gated_url}/checks/run", form={"tree": "starter", "store": "memory"})
+    busy = page.request.post(
+        f"{gated_url}/checks/run",
+        form={"tree": "starter", "store": "memory"},
+        headers={"Origin": gated_url},  # as the page's own form would say
+    )
     assert busy.status == 409 and "already going" in busy.text()
     gate.touch()
     page.wait_for_selector('#check-summary[data-state="finished"]', timeout=60_000)

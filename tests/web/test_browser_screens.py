@@ -41,7 +41,8 @@ def finished(request: Any, url: str, tree: str) -> None:
 def benches(browser: Any, live_url: str) -> Iterator[dict[str, str]]:
     """A dashboard in the states the pages are read in: both trees checked, the starter's runs
     table long (6 bursts of 32), a solution run with a refused move and a refused seq."""
-    context = browser.new_context()
+    # These requests come from the test, not a page: they say what the page's would.
+    context = browser.new_context(extra_http_headers={"Sec-Fetch-Site": "same-origin"})
     request = context.request
     try:
         for tree in ("starter", "solution"):

@@ -127,6 +127,28 @@ def test_pages_waiting_behind_a_hung_request_answer_within_the_limit_too(
     assert run_id not in run_ids(client.get("/runs/starter", headers=HTMX).text)
 
 
+def test_requests_that_never_get_the_line_say_busy_and_stop_nothing(hung_app: Flask) -> None:
+    """Other requests keep the line past the limit: 503 "busy", not "endless loop"; no restart.
+
+    Both a button (POST) and a page load (GET, which first makes sure a host runs)
+    give up at the limit: neither waits for the line without end.
+    """
+    client = hung_app.test_client()
+    assert client.get("/runs/starter", headers=HTMX).status_code == 200  # the host is up
+    link = hung_app.extensions["mini_koda_lab"].bench("starter").link
+    with link._lock:  # as many polling pages would: the line is taken for the whole limit
+        sent, send_took = timed(
+            lambda: client.post("/runs/starter/send", data={"message": "hi"}, headers=HTMX)
+        )
+        page, page_took = timed(lambda: client.get("/runs/starter", headers=HTMX))
+    for answer, took in ((sent, send_took), (page, page_took)):
+        said = form_error(answer.text)
+        assert answer.status_code == 503 and LIMIT <= took < LIMIT + SLACK, (took, said)
+        assert "busy" in said and "endless loop" not in said and "stopped" not in said, said
+    assert link.starts == 1  # the tree was fine: its host still runs
+    assert client.get("/runs/starter", headers=HTMX).status_code == 200
+
+
 def test_a_fixed_tree_is_served_again_without_restarting_the_dashboard(
     hung_app: Flask, tree_copy: Path
 ) -> None:

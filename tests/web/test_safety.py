@@ -17,6 +17,7 @@ from .conftest import make_app
 from .pages import HTMX, form_error, run_ids
 
 CROSS_SITE = [
+    {"Sec-Fetch-Site": "", "Origin": ""},  # neither: curl, a script, a form from a file
     {"Sec-Fetch-Site": "cross-site"},
     {"Sec-Fetch-Site": "same-site"},
     {"Origin": "http://evil.example"},
@@ -38,6 +39,21 @@ def test_a_cross_site_post_is_refused_and_changes_nothing(
     assert answer.status_code == 403
     assert "must come from this dashboard" in form_error(answer.text)
     assert run_ids(client.get("/runs/solution").text) == []
+
+
+def test_a_post_that_names_neither_origin_nor_site_is_refused(app: Flask) -> None:
+    """A bare POST, as curl or a script sends it, is refused: 403, and nothing is created."""
+    bare = FlaskClient(app)  # no Origin, no Sec-Fetch-Site
+    answer = bare.post("/runs/solution/send", data={"message": "bare", "client_message_id": "b"})
+    assert answer.status_code == 403
+    assert "neither where it comes from" in form_error(answer.text)
+    assert run_ids(bare.get("/runs/solution").text) == []
+    origin_only = bare.post(
+        "/runs/solution/send",
+        headers={"Origin": "http://localhost"},
+        data={"message": "from the page", "client_message_id": "o"},
+    )
+    assert origin_only.status_code == 200  # an older browser sends Origin alone: enough
 
 
 def test_a_same_origin_post_goes_through(client: FlaskClient) -> None:

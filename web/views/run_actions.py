@@ -33,7 +33,8 @@ def act(tree: str, action: Callable[[Bench], object]) -> Response:
         return render_runs(tree, error.message, error.status)
     except bench.failures as error:  # Postgres stopped, or the tree hung: not a 500
         bench.last = None
-        # A host just stopped for not answering is not started again for this answer.
+        # A host just stopped for not answering is not started again for this answer, and a
+        # line that stayed busy is not waited for twice.
         stopped = isinstance(error, TreeNotAnsweringError | TreeDoesNotImportError)
         return render_runs(tree, bench.down(error), 503, read=not stopped)
     return render_runs(tree)
