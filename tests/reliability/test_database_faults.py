@@ -11,6 +11,7 @@ no run whose client got a 202 is missing from the database afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -18,6 +19,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from runpy import run_path
 
 import psycopg2
 import pytest
@@ -41,8 +43,6 @@ def answer_bound() -> float:
     once on a fresh connection, which gets HUNG_WAIT_SECONDS; one second more
     for the rest of the request.
     """
-    from runpy import run_path
-
     settings = run_path(str(GUNICORN_CONFIG))
     return float(settings["DATABASE_WAIT_SECONDS"]) + float(settings["HUNG_WAIT_SECONDS"]) + 1
 
@@ -156,10 +156,8 @@ def freeze(pids: list[int]) -> None:
 def thaw(pids: list[int]) -> None:
     """Continue every process, postmaster last."""
     for pid in reversed(pids):
-        try:
+        with contextlib.suppress(ProcessLookupError):  # a backend that ended meanwhile
             os.kill(pid, signal.SIGCONT)
-        except ProcessLookupError:
-            pass
 
 
 def stored_runs(url: str, ids: set[str]) -> set[str]:
