@@ -12,9 +12,8 @@ def main() -> int:
         if importlib.util.find_spec("labs") is None:
             print("error: SELFTEST=1 needs the lab kit: run `pip install -e .`", file=sys.stderr)
             return 2
-        os.execv(
-            sys.executable, [sys.executable, "-m", "labs", "selftest", str(Path(__file__).parent)]
-        )
+        argv = [sys.executable, "-m", "labs", "selftest", str(Path(__file__).parent)]
+        os.execv(sys.executable, argv)
     from .gateway import create_app
     from .shared import errors
 

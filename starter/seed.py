@@ -1,7 +1,4 @@
-"""python -m <tree>.seed: put a demo session with three pending runs into the store.
-
-The lab's step 5: seed, then ask the worker what it sees (on Postgres, from another process).
-"""
+"""python -m <tree>.seed: a demo session with three pending runs, for the worker (step 5)."""
 
 import os
 import sys

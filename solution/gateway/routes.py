@@ -1,6 +1,6 @@
-"""The gateway's endpoints: sessions, chat messages, runs, and the two probes."""
+"""The gateway's endpoints: sessions, chat messages, runs, two probes and the API document."""
 
-from flask import Blueprint, Response, current_app, jsonify, request, url_for
+from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 
 from ..infra.store import Store
 from ..shared import errors
@@ -9,7 +9,7 @@ from .requests import MAX_BODY_BYTES, json_object, optional_text, required_text,
 
 
 def routes(store: Store) -> Blueprint:
-    """POST /sessions, POST /chat, GET /runs/<id>, GET /healthz and GET /readyz."""
+    """POST /sessions, POST /chat, and GET /runs/<id>, /healthz, /readyz and /openapi.json."""
     bp = Blueprint("gateway", __name__)
 
     @bp.post("/sessions")
@@ -67,5 +67,8 @@ def routes(store: Store) -> Blueprint:
             current_app.logger.warning("not ready: %s", error.reason)
             return jsonify(status="unavailable", reason=error.kind), 503
         return jsonify(status="ready"), 200
+
+    # What each route takes and answers (OpenAPI 3.0): openapi.json, beside this module.
+    bp.add_url_rule("/openapi.json", "openapi", lambda: send_file("openapi.json"))
 
     return bp
