@@ -9,6 +9,7 @@ from pathlib import Path
 from labs.checking.checks import CHECKS
 from labs.review.texts import message
 from labs.term.i18n import _
+from labs.term.layout import terminal_width
 
 from . import learner_tree
 
@@ -86,5 +87,6 @@ def run(args: argparse.Namespace) -> int:
         return code
     titles = {check.number: _(check.title) for check in CHECKS}
     tier = tier_to_show(root, number, args.level)
-    print("\n".join(hint_lines(root, number, tier, titles[number])))
+    width = terminal_width(sys.stdout)
+    print("\n".join(hint_lines(root, number, tier, titles[number], width=width)))
     return 0

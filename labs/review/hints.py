@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import wcwidth
+
+from labs.term.columns import wrap
 from labs.trees.finding import REPO_ROOT
 from labs.trees.regions import OPENER, source_files
 
@@ -18,6 +21,8 @@ from . import state, texts
 
 TIERS = (1, 2, 3)
 TIER_FIELDS = {1: "idea", 2: "where", 3: "what"}
+# A hint's prose is wrapped here at most, however wide the terminal, so it reads as a column.
+PROSE_COLUMNS = 78
 
 
 @dataclass(frozen=True)
@@ -113,26 +118,37 @@ def tier_to_show(root: Path, number: int, level: int | None = None) -> int:
 
 
 def hint_lines(
-    root: Path, number: int, tier: int, title: str, *, next_label: str = "next"
+    root: Path,
+    number: int,
+    tier: int,
+    title: str,
+    *,
+    next_label: str = "next",
+    width: int | None = None,
 ) -> list[str]:
     """The text of one tier for check N, then the places it points at, then what comes next.
 
     next_label names the line saying how to get the next tier ("next_key" in watch mode).
+    Every line is wrapped to the terminal's width columns (at most PROSE_COLUMNS); a
+    file:line is never cut, and a place's later lines start under its text.
     """
+    columns = min(width, PROSE_COLUMNS) if width else PROSE_COLUMNS
     data: dict[str, Any] = texts.load("hints")
     labels = data["labels"]
     entry = data["check"][str(number)]
     label = labels[f"tier_{tier}"]
-    lines = [labels["heading"].format(number=number, tier=tier, label=label, title=title), ""]
-    lines.append(texts.paragraph(entry[TIER_FIELDS[tier]], indent="  "))
+    heading = labels["heading"].format(number=number, tier=tier, label=label, title=title)
+    lines = [*wrap(heading, columns, subsequent_indent="  ", break_long_words=False), ""]
+    lines.append(texts.paragraph(entry[TIER_FIELDS[tier]], width=columns, indent="  "))
     lines.append("")
-    lines.extend(
-        "  " + labels["marker" if place.marked else "place"].format(place=place)
-        for place in places(root, number)
-    )
+    for place in places(root, number):
+        template = labels["marker" if place.marked else "place"]
+        hang = "  " + " " * wcwidth.width(template.partition("{place}")[0])
+        lines += wrap(template.format(place=place), columns, "  ", hang, break_long_words=False)
     lines.append("")
     if tier < max(TIERS):
-        lines.append(labels[next_label].format(label=labels[f"tier_{tier + 1}"]))
+        next_tier = labels[next_label].format(label=labels[f"tier_{tier + 1}"])
+        lines += wrap(next_tier, columns, break_long_words=False)
     else:
-        lines.append(texts.paragraph(labels["all_shown"].format(number=number)))
+        lines.append(texts.paragraph(labels["all_shown"].format(number=number), width=columns))
     return lines

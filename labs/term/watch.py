@@ -107,7 +107,7 @@ def summary_lines(tree: str, report: Report, width: int | None = None) -> list[s
     return lines
 
 
-def next_hint(root: Path, report: Report) -> list[str]:
+def next_hint(root: Path, report: Report, width: int | None = None) -> list[str]:
     """The next tier of hints for the first failing check, or a word that none is needed."""
     from labs.review.hints import hint_lines, tier_to_show
 
@@ -117,7 +117,8 @@ def next_hint(root: Path, report: Report) -> list[str]:
     titles = {check.number: _(check.title) for check in CHECKS}
     number = left[0]
     tier = tier_to_show(root, number)
-    return hint_lines(root, number, tier, titles.get(number, ""), next_label="next_key")
+    title = titles.get(number, "")
+    return hint_lines(root, number, tier, title, next_label="next_key", width=width)
 
 
 def watch_tree(
@@ -188,5 +189,5 @@ def watch_tree(
         elif kind == "key" and value == "h":
             report = last["report"]
             assert isinstance(report, Report)
-            say(next_hint(root, report))
+            say(next_hint(root, report, terminal_width(out)))
     return mode

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import wcwidth
 
 from labs.checking.checks import CHECKS
 from labs.review import hints, state
@@ -171,3 +172,49 @@ def test_without_a_number_and_nothing_failing_no_hint_is_needed(tree: Path) -> N
     apply_solution(tree, tree_root("solution"))
     said = hint(tree)
     assert "no hint needed" in said and "hint 1 of 3" not in said
+
+
+def too_wide(lines: list[str], width: int) -> list[str]:
+    """The lines wider than width columns, but for a lone word that cannot be cut (a path)."""
+    return [
+        line
+        for line in lines
+        if wcwidth.width(line) > width and len(line.split()) > 1 + line.startswith("  ")
+    ]
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@pytest.mark.parametrize("width", [80, 60])
+def test_every_hint_line_fits_the_terminal_and_keeps_its_places_whole(
+    tree: Path, language: str, width: int
+) -> None:
+    """Heading, prose, places and the last line all wrap at the width; no file:line is cut."""
+    token = hints.texts.REQUEST_LANGUAGE.set(language)
+    try:
+        for number, tier in [(n, t) for n in range(1, 7) for t in hints.TIERS]:
+            text = "\n".join(hints.hint_lines(tree, number, tier, TITLES[number], width=width))
+            lines = text.splitlines()
+            assert too_wide(lines, width) == [], (number, tier)
+            for place in hints.places(tree, number):
+                assert f"{place.path}:{place.line}" in text
+    finally:
+        hints.texts.REQUEST_LANGUAGE.reset(token)
+
+
+def test_labs_hint_wraps_at_the_terminals_columns(tree: Path) -> None:
+    """COLUMNS=80: the command's heading and "edit here" lines wrap, the later ones hung."""
+    done = subprocess.run(
+        [sys.executable, "-m", "labs", "hint", "3", "--level", "2", "--tree", "mine"],
+        cwd=tree.parent,  # the places read mine/..., as a learner beside the tree sees them
+        env={**os.environ, "COLUMNS": "80"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    assert too_wide(lines, 80) == []
+    edits = [i for i, line in enumerate(lines) if line.startswith("  edit here: mine/")]
+    assert len(edits) == 3
+    hang = " " * len("  edit here: ")
+    assert all(lines[i + 1].startswith(hang) and lines[i + 1].strip() for i in edits)
