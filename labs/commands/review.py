@@ -1,7 +1,8 @@
 """python -m labs review: the day's questions, your answer, then the analysis; mark how you did.
 
-Answers are typed as lines (an empty line ends one); the mark is a single
-key at a terminal (g, p or n, no Enter), or a line when the input is piped.
+Answers are typed as lines (an empty line ends one), and so is the mark (g, p
+or n, then Enter), so the Enter after a mark never ends the next answer. Run
+again without question ids, it asks only the questions not marked yet.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import TextIO
 import wcwidth
 
 from labs.term.i18n import _
-from labs.term.keys import read_choice
 
 from ..review import questions, state
 from ..review.questions import Question
@@ -59,8 +59,13 @@ def run(args: argparse.Namespace) -> int:
     labels = questions.labels()
     print(labels["title"])
     print(wrap(labels["intro"]))
-    for number, question in enumerate(chosen, start=1):
-        if not ask(question, number, len(chosen), sys.stdin, sys.stdout):
+    marked = {key for key, saved in questions.saved_answers().items() if saved.mark}
+    left = [q for q in chosen if q.id not in marked] if not args.questions else chosen
+    if left and len(left) < len(chosen):
+        done = len(chosen) - len(left)
+        print(wrap(labels["resume"].format(marked=done, total=len(chosen), left=len(left))))
+    for question in left or chosen:  # all marked: the whole round again
+        if not ask(question, chosen.index(question) + 1, len(chosen), sys.stdin, sys.stdout):
             break
     print()
     print(
@@ -127,8 +132,8 @@ def ask(question: Question, number: int, total: int, source: TextIO, out: TextIO
             questions.save(question.id, text, None)
         return False
     print(f"\n{labels['mark_prompt']}", file=out, flush=True)
-    choice = read_choice(source)  # one key at a terminal, as watch takes them; a line from a pipe
-    mark = {"g": "got", "p": "partly", "n": "not_yet"}.get((choice or "").lower())
+    choice = read_line(source)  # a line, so its Enter is not the next answer's empty line
+    mark = {"g": "got", "p": "partly", "n": "not_yet"}.get((choice or "").strip().lower()[:1])
     if text or mark:
         questions.save(question.id, text, mark)
     said = (

@@ -265,10 +265,9 @@ def read_until(fd: int, wanted: str, seen: bytearray, times: int = 1) -> str:
     return seen.decode(errors="replace")
 
 
-def test_at_a_terminal_a_mark_is_one_key_without_enter() -> None:
-    """On a terminal, g alone (no Enter) marks the answer; the terminal is line-mode again after."""
+def test_at_a_terminal_a_mark_is_a_line_and_its_enter_ends_no_answer() -> None:
+    """At a terminal, p then Enter marks the answer; the next question still waits for one."""
     import pty
-    import termios
 
     main, secondary = pty.openpty()
     review = subprocess.Popen(
@@ -285,21 +284,41 @@ def test_at_a_terminal_a_mark_is_one_key_without_enter() -> None:
         read_until(review.stdout.fileno(), "Your answer", seen)
         os.write(main, b"one process took too long\n\n")
         read_until(review.stdout.fileno(), "How did you do?", seen)
-        os.write(main, b"g")  # no Enter
+        os.write(main, b"p\n")  # what people type: the letter, then Enter
         said = read_until(review.stdout.fileno(), "[2/2]", seen)
-        assert "Marked: got it." in said
-        os.write(main, b"\n")  # no answer this time: an empty line reveals the analysis at once
+        assert "Marked: partly." in said
+        os.write(main, b"keys come from the request\n\n")
         read_until(review.stdout.fileno(), "How did you do?", seen, times=2)
-        os.write(main, b"p")
+        os.write(main, b"g\n")
         review.wait(timeout=60)
     finally:
         if review.poll() is None:
             review.kill()
         review.communicate(timeout=30)
-        assert termios.tcgetattr(secondary)[3] & termios.ICANON  # restored to line mode
         os.close(main)
         os.close(secondary)
     assert review.returncode == 0
     saved = questions.saved_answers()
-    assert saved["split"].mark == "got" and saved["split"].answer == "one process took too long"
-    assert saved["keys"].mark == "partly"
+    assert saved["split"].mark == "partly" and saved["split"].answer == "one process took too long"
+    assert saved["keys"].mark == "got" and saved["keys"].answer == "keys come from the request"
+
+
+def test_run_again_review_asks_only_the_questions_not_marked_yet() -> None:
+    """After marking the first two, a new round starts at the third and says why."""
+    everything = questions.all_questions()
+    for question in everything[:2]:
+        questions.save(question.id, "an answer", "got")
+    done = subprocess.run(
+        [sys.executable, "-m", "labs", "review"],
+        cwd=REPO_ROOT,
+        env={**os.environ, "LAB_LANG": "en"},
+        input="",  # no answer at all: the first question asked reveals, then input ends
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    total = len(everything)
+    assert f"2 of {total} questions are marked already" in done.stdout
+    assert f"[3/{total}] " in done.stdout and f"[1/{total}] " not in done.stdout
+    assert everything[2].question in done.stdout
