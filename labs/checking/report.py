@@ -8,17 +8,11 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from labs.term.i18n import _
-from labs.term.layout import failure_lines, terminal_width
+from labs.term.layout import failure_lines, marks, terminal_width
 
 from .result import CheckResult
 from .results import TestEntry, results_document
 from .runner import Report
-
-
-def _marks(stream: TextIO) -> tuple[str, str]:
-    encoding = (getattr(stream, "encoding", None) or "ascii").lower()
-    passed, failed = _("PASS"), _("FAIL")
-    return (f"✓ {passed}", f"✗ {failed}") if "utf" in encoding else (passed, failed)
 
 
 class LivePrinter:
@@ -50,7 +44,7 @@ class LivePrinter:
 
     def result(self, result: CheckResult) -> None:
         """One check's row, with the failure's details and its trace if asked."""
-        ok, bad = _marks(self.stream)
+        ok, bad = marks(self.stream)
         if result.extra and not self._shown_extra_heading:
             self._print(_("extra checks (not counted in the six):"))
             self._shown_extra_heading = True

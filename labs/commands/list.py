@@ -43,9 +43,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def progress_lines(tree: str, report: Report, place: str | None, width: int | None) -> list[str]:
     """The score, a row per check, then what to do next."""
-    ok, bad = marks(sys.stdout)
-    widest = max(wcwidth.width(ok), wcwidth.width(bad))
-    ok, bad = wcwidth.ljust(ok, widest), wcwidth.ljust(bad, widest)  # titles in one column
+    ok, bad = marks(sys.stdout)  # of one width: the titles form one column
     left = failing(report)
     lines = [score(tree, report)]
     for check in CHECKS:

@@ -91,7 +91,14 @@ def failure_lines(result: Failure, indent: str, width: int | None) -> list[str]:
 
 
 def marks(stream: TextIO) -> tuple[str, str]:
-    """The words for a pass and a fail, with ✓ and ✗ where the stream can show them."""
+    """The words for a pass and a fail, with ✓ and ✗ where the stream can show them.
+
+    Both are padded to the same terminal columns, so the titles after them line up
+    in every language (通过 is two characters, 未通过 three).
+    """
     encoding = (getattr(stream, "encoding", None) or "ascii").lower()
     passed, failed = _("PASS"), _("FAIL")
-    return (f"✓ {passed}", f"✗ {failed}") if "utf" in encoding else (passed, failed)
+    if "utf" in encoding:
+        passed, failed = f"✓ {passed}", f"✗ {failed}"
+    widest = max(wcwidth.width(passed), wcwidth.width(failed))
+    return wcwidth.ljust(passed, widest), wcwidth.ljust(failed, widest)

@@ -332,3 +332,15 @@ def test_hint_speaks_chinese_with_lang_on_either_side(argv: list[str]) -> None:
     # The tree's own TODO lines are English, and so are their wrapped lines, hung below them.
     instructions = re.compile(r"TODO\(check \d\): .*(\n {6,}\S.*)*")
     assert not english_runs(instructions.sub("", done.stdout)), done.stdout
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+def test_labs_check_lines_its_titles_up_after_pass_and_fail(language: str) -> None:
+    """通过 is two characters and 未通过 three: the titles after them still start in one column."""
+    done = run_labs("--lang", language, "check", "--tree", "starter", MOCK="1")
+    rows = [line for line in done.stdout.splitlines() if re.match(r"  [1-6] ", line)]
+    assert len(rows) == 6, done.stdout
+    marks = {row.split()[2] for row in rows}
+    assert len(marks) == 2, rows  # both a pass and a fail are shown
+    starts = {wcwidth.width(re.match(r"  \d \S \S+ +", row).group()) for row in rows}  # type: ignore[union-attr]
+    assert len(starts) == 1, rows
