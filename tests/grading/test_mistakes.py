@@ -93,6 +93,17 @@ def test_a_failing_checks_hint_points_at_its_todo_line(tmp_path: Path) -> None:
             assert f"TODO(check {result.number})" in line
 
 
+def test_check_5_says_what_it_expected_first_and_why_after(tmp_path: Path) -> None:
+    """Unique on seq alone: "expected: seq 0 in a second run to be accepted: the rule is ..."."""
+    (answer,) = [a for a in CATALOGUE if a.name == "store-unique-on-seq-alone"]
+    report = run_checks(str(build(answer, tmp_path / answer.name)), seed=1)
+    (failed,) = [r for r in report.results if not r.passed]
+    assert failed.expected == (
+        "seq 0 in a second run to be accepted: the rule is one message per (run, seq), "
+        "so every run has its own seq 0"
+    )
+
+
 def test_a_lookup_outside_the_lock_is_caught_on_every_one_of_several_seeds(
     tmp_path: Path,
 ) -> None:

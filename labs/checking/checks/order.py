@@ -26,11 +26,13 @@ def message_order(ctx: CheckContext) -> None:
     )
     one, two = (str(record(record(reply).get("run")).get("id")) for reply in created)
     first, later = ctx.text(), ctx.rng.randrange(2, 1000)
+    # Each accepted write: where it goes, and what the learner's store must accept, with why.
+    per_run = _("the rule is one message per (run, seq), so every run has its own seq 0")
     accepted = (
-        (one, 0, first, _("seq 0 in a new run")),
-        (one, 1, ctx.text(), _("seq 1 after seq 0 in the same run")),
-        (two, 0, ctx.text(), _("seq 0 in a second run: the rule is one message per (run, seq)")),
-        (one, later, ctx.text(), _("seq {seq} in the first run").format(seq=later)),
+        (one, 0, first, _("seq 0 in a new run"), ""),
+        (one, 1, ctx.text(), _("seq 1 after seq 0 in the same run"), ""),
+        (two, 0, ctx.text(), _("seq 0 in a second run"), per_run),
+        (one, later, ctx.text(), _("seq {seq} in the first run").format(seq=later), ""),
     )
     refused = ((one, 0, ctx.text()), (one, later, ctx.text()))
     replies = ctx.batch(
@@ -48,11 +50,12 @@ def message_order(ctx: CheckContext) -> None:
             for run, seq, text, *_ in accepted + refused
         ]
     )
-    for (*_written, what), reply in zip(accepted, replies, strict=False):
+    for (*_written, what, why), reply in zip(accepted, replies, strict=False):
         if isinstance(reply, RefusedError):
-            raise CheckFailedError(
-                _("{what} to be accepted").format(what=what), reply.describe(), hint
-            )
+            wanted = _("{what} to be accepted").format(what=what)
+            if why:
+                wanted = _("{what} to be accepted: {why}").format(what=what, why=why)
+            raise CheckFailedError(wanted, reply.describe(), hint)
     for (run, seq, _text), reply in zip(refused, replies[len(accepted) :], strict=True):
         if not isinstance(reply, RefusedError):
             rows = len(ctx.messages_at(run, seq))
