@@ -57,7 +57,7 @@ class LessonMoves(Intake):
                 actor,
                 "transition",
                 "illegal",
-                Sentence(N_("went through, though the allowlist forbids it")),
+                Sentence(N_("the allowlist forbids this move")),
                 source,
                 target,
             )

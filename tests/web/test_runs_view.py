@@ -73,7 +73,9 @@ def test_forcing_done_back_to_running(client: FlaskClient, tree: str) -> None:
     page = client.post(f"/runs/{tree}/{run_id}/force", headers=HTMX).text
     if LETS_IT_THROUGH[tree]:
         assert status_of(page, run_id) == "running"
-        assert "WENT THROUGH" in last_outcome(page)
+        said = last_outcome(page)
+        assert "WENT THROUGH" in said and "allowlist forbids" in said
+        assert said.lower().count("went through") == 1  # the badge says it; the reason, why
         assert 'data-edge="done-running"' in page and "forbidden, went through ×1" in page
     else:
         assert status_of(page, run_id) == "done"
