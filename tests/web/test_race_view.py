@@ -112,6 +112,7 @@ def test_without_a_database_the_view_says_so_and_offers_no_button(client: FlaskC
     page = client.get("/race")
     assert page.status_code == 200 and "No database configured" in page.text
     assert "DATABASE_URL" in page.text and 'id="run-race"' not in page.text
+    assert "button" not in visible_text(page.text).lower()  # nothing describes what is not there
     fragment = client.get("/race", headers=HTMX).text
     assert "<html" not in fragment and 'id="no-database"' in fragment
     posted = client.post("/race", data=SMALL_RACE, headers=HTMX)
