@@ -52,6 +52,18 @@ def test_the_analysis_is_hidden_until_the_learner_answers(client: FlaskClient) -
     assert questions.saved_answers()["split"].answer == "slow runs"
 
 
+@pytest.mark.parametrize("answer", ["", "   \n\t "])
+def test_reveal_without_an_answer_shows_nothing_and_asks_for_one(
+    client: FlaskClient, answer: str
+) -> None:
+    """An empty or blank answer is a 400 that asks for one; the analysis stays hidden."""
+    split = questions.find("split")
+    refused = client.post("/review/split", data={"answer": answer}, headers=HTMX)
+    assert refused.status_code == 400 and "Write your answer first" in refused.text
+    assert split.key_points[0] not in refused.text and "How to think it through" not in refused.text
+    assert 'name="answer" rows="4" maxlength="5000" required' in client.get("/review").text
+
+
 def test_marking_an_answer_keeps_the_mark_and_shows_it(client: FlaskClient) -> None:
     """After "partly" the mark is saved and its button shows as pressed."""
     client.post("/review/keys", data={"answer": "text ids"}, headers=HTMX)

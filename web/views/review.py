@@ -134,6 +134,8 @@ def answer(question_id: str) -> Response:
         text = forms.text("answer", required=False, limit=ANSWER_LIMIT)
     except FormError as error:
         return one_question(question_id, 400, error.message)
+    if not text:  # the analysis is for comparing: there must be an answer to compare
+        return one_question(question_id, 400, questions.labels()["answer_first"])
     questions.save(question_id, text, None)
     return one_question(question_id)
 
