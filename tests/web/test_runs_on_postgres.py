@@ -146,6 +146,9 @@ def test_a_database_gone_mid_session_is_a_notice_not_a_500(
     for answer in answers:
         assert answer.status_code == 503
         assert "store did not answer" in answer.text and "Traceback" not in answer.text
+    for listing in answers[:3]:  # no "No runs yet", no state counted 0: the runs are unread
+        assert 'id="runs-unread"' in listing.text and "No runs yet" not in listing.text
+        assert not re.search(r'class="count">0 runs<', listing.text)
 
 
 def test_a_database_gone_before_the_first_message_is_a_notice_not_a_500(

@@ -34,13 +34,13 @@ def runs_context(
     the_lab = lab()
     bench = the_lab.bench(tree)
     version = bench.version()  # taken first: a change made while reading is fetched next time
-    rows = []
+    rows, unread = [], False
     try:
         if read:
             bench.open()
             rows = bench.rows()
     except bench.failures as down:  # Postgres stopped, or the tree stopped answering
-        rows, error = [], bench.down(down)
+        rows, error, unread = [], bench.down(down), True
     graph = draw_graph(LESSON_ALLOWED, bench.state_counts(rows), bench.journal.edge_counts())
     pages = max(1, -(-len(rows) // PAGE))
     page = min(max(page, 1), pages)
@@ -57,6 +57,7 @@ def runs_context(
         "moving": bench.moving(rows),
         "journal": bench.journal.recent(),
         "error": error,
+        "unread": unread,  # the rows could not be read: none and zero would be untrue
         "marks": MARKS,
         "executor": bench.executor,
         "paces": {name: round(factor * the_lab.demo_pace, 3) for name, factor in PACES.items()},
