@@ -187,4 +187,6 @@ def test_the_store_is_named_in_the_pages_language(client: FlaskClient) -> None:
     english, chinese = both_languages(client, "/runs/starter")
     assert "(memory store)" in " ".join(visible(english).pieces)
     shown = " ".join(visible(chinese).pieces)
-    assert "（内存 存储）" in shown and "memory" not in shown
+    assert "（内存存储）" in shown and "memory" not in shown
+    for path in ("/runs/starter", "/checks", "/runs/solution"):  # no space inside the one word
+        assert "内存 存储" not in " ".join(visible(both_languages(client, path)[1]).pieces), path
