@@ -177,3 +177,21 @@ def test_the_runs_table_and_the_state_graph_stay_legible_on_a_phone(
         assert height < 12_000, height  # 50 rows a page, not all 193
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_reviews_first_visit_runs_nothing_and_offers_verify(
+    screen: tuple[str, Any], live_url: str, lang: str
+) -> None:
+    """Opening Review posts nothing: the checklist waits, a visible Verify button in reach."""
+    width, tab = screen
+    posts: list[str] = []
+    tab.on("request", lambda sent: posts.append(sent.url) if sent.method == "POST" else None)
+    tab.goto(f"{live_url}/review?lang={lang}")
+    tab.wait_for_load_state("networkidle")
+    assert posts == [], f"{width}, {lang}: {posts}"
+    assert tab.locator("#checklist-unverified").is_visible()  # nothing in this module verifies
+    button = tab.locator("#verify-checklist")
+    assert button.is_visible() and button.is_enabled()
+    box = button.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= tab.viewport_size["width"]

@@ -122,10 +122,22 @@ def test_without_htmx_an_answer_gives_the_whole_page_back(client: FlaskClient) -
     assert "<nav" in page and 'class="review-question revealed" id="q-stateless"' in page
 
 
-def test_the_checklist_loads_after_the_page(client: FlaskClient) -> None:
-    """The page shows a working notice that fetches the verified checklist when loaded."""
-    page = client.get("/review").text
-    assert re.search(r'id="checklist-working"\s+hx-post="/review/checklist"', page)
+def test_opening_review_runs_nothing_and_shows_the_last_verification(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first visit offers Verify and runs no check; after one, the page shows its result."""
+    from web.views import review
+
+    runs = []
+    real = review.checklist.checklist
+    monkeypatch.setattr(review.checklist, "checklist", lambda s: runs.append(s) or real(s))
+    first = client.get("/review").text
+    assert runs == [] and 'id="checklist-unverified"' in first and 'id="verify-checklist"' in first
+    assert 'hx-trigger="load"' not in first
+    client.post("/review/checklist?quick=1", headers=HTMX)
+    again = client.get("/review").text
+    assert len(runs) == 1 and 'id="checklist-summary"' in again
+    assert "3 of 6 checks pass on the in-memory store" in again
 
 
 def test_the_checklist_is_verified_by_the_lab(client: FlaskClient) -> None:
@@ -209,6 +221,8 @@ def test_a_learner_answers_reveals_marks_and_sees_the_checklist(page: Any, live_
     )
     page.click("#q-idempotent button[value=got]")
     page.wait_for_selector('#q-idempotent[data-mark="got"]')
+    assert page.locator("#checklist-summary").count() == 0  # nothing verified on opening
+    page.click("#verify-checklist")
     page.wait_for_selector("#checklist-summary", timeout=180_000)
     assert "3 of 6 checks pass on the in-memory store" in page.inner_text("#item-lab")
     assert 'question "idempotent" as got it' in page.inner_text("#item-scaling")

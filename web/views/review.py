@@ -119,8 +119,15 @@ def one_question(question_id: str, status: int = 200, form_error: str = "") -> R
 
 @bp.get("")
 def page() -> Response:
-    """The questions, each with a box for your answer; the checklist loads below."""
-    return render_view("review.html", "partials/review_questions.html", review_context())
+    """The questions, each with a box for your answer; below, the checklist as last verified.
+
+    Nothing is verified here: verifying takes the check slot for seconds, so it waits
+    for the learner's Verify.
+    """
+    with _lock:
+        items = current_app.extensions.get(_LAST_KEY, {}).get(lab().tree_spec("starter"))
+    context = {**review_context(), **checklist_context(items or []), "verified": items is not None}
+    return render_view("review.html", "partials/review_questions.html", context)
 
 
 @bp.post("/<question_id>")
