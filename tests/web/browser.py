@@ -123,6 +123,8 @@ def run_and_wait(tab: Any, has_text: str = "", timeout: float = 120_000) -> None
     tab.wait_for_selector(
         f'#check-summary[data-state="finished"]:not([data-before]){text}', timeout=timeout
     )
+    # Run is disabled while the run goes on, and comes back with the poll that says it ended.
+    tab.wait_for_selector("#run-checks:not([disabled])", timeout=10_000)
 
 
 def screenshot(

@@ -70,6 +70,7 @@ def test_rows_appear_in_the_browser_as_each_check_finishes(
     assert page.locator("#checks-poll").get_attribute("data-running") == "yes"
     assert "running: 3 of" in page.locator("#check-summary").inner_text()
     assert page.locator('details[data-check="4"] .mark').inner_text() == "… RUNNING"
+    assert page.locator("#run-checks").is_disabled()  # no second press while this one runs
     screenshot(page, "checks-live")
     busy = page.request.post(
         f"{gated_url}/checks/run",
@@ -83,6 +84,7 @@ def test_rows_appear_in_the_browser_as_each_check_finishes(
     assert {key for key in "123456" if shown[key] == "fail"} == {"3", "4", "5"}
     assert page.locator("#checks-poll").get_attribute("hx-trigger") is None
     assert "3 passed, 3 failed" in page.locator("#check-summary").inner_text()
+    page.wait_for_selector("#run-checks:not([disabled])", timeout=10_000)
 
 
 # What the reader has now: which rows are open, where focus is, how far the page is scrolled,

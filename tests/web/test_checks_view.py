@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -202,3 +204,36 @@ def test_an_edit_shows_on_the_next_run_without_a_restart(
     assert "4" in failing_checks(run_checks(client, "starter"))
     shutil.copy(REPO_ROOT / "solution/shared/states.py", tree_copy / "shared/states.py")
     assert "4" not in failing_checks(run_checks(client, "starter"))
+
+
+def run_button(answer: str) -> str:
+    """The Run button as an answer sends it (out of band in fragments)."""
+    found = re.search(r'<button type="submit" id="run-checks"[^>]*>', answer)
+    assert found, "the answer has no Run button"
+    return found.group()
+
+
+def test_run_is_disabled_while_the_checks_go_on_and_its_refusal_goes_when_they_end(
+    client: FlaskClient,
+) -> None:
+    """Pressed, Run comes back disabled; a second press is a 409 in the notice; the poll that
+    says the run ended brings Run back enabled and empties the notice."""
+    form = {"tree": "starter", "store": "memory"}
+    started = client.post("/checks/run", data=form, headers=HTMX).text
+    assert " disabled" in run_button(started) and 'hx-swap-oob="true"' in run_button(started)
+    refused = client.post("/checks/run", data=form, headers=HTMX)
+    assert refused.status_code == 409
+    assert re.search(r'<div id="check-notice"><p class="notice error"', refused.text)
+    poll = re.search(r'hx-get="(/checks/status[^"]+)"', started)
+    last = started
+    deadline = time.monotonic() + 120
+    while poll and time.monotonic() < deadline:
+        answer = client.get(html.unescape(poll.group(1)), headers=HTMX)
+        if answer.status_code == 200:
+            last = answer.text
+            poll = re.search(r'hx-get="(/checks/status[^"]+)"', last)
+        time.sleep(0.05)
+    assert 'data-running="no"' in last, "the run did not end in time"
+    assert " disabled" not in run_button(last)
+    assert '<div id="check-notice" hx-swap-oob="true"></div>' in last
+    assert " disabled" not in run_button(client.get("/checks?tree=starter&store=memory").text)
