@@ -51,9 +51,18 @@ def stop_speaking_it(_error: BaseException | None) -> None:
 
 
 ANSWER_LIMIT = 5000
-# The last checklist per tree: ticking an item redraws it without rerunning the checks.
+# The last checklist per tree: the page shows it and a tick redraws it, never rerunning checks.
 _LAST_KEY = "review_checklists"
 _lock = threading.Lock()
+
+
+def last_verified() -> list[checklist.Item] | None:
+    """The starter's checklist as last verified in this dashboard, or None before the first."""
+    with _lock:
+        found: list[checklist.Item] | None = current_app.extensions.get(_LAST_KEY, {}).get(
+            lab().tree_spec("starter")
+        )
+    return found
 
 
 def question_row(
@@ -124,8 +133,7 @@ def page() -> Response:
     Nothing is verified here: verifying takes the check slot for seconds, so it waits
     for the learner's Verify.
     """
-    with _lock:
-        items = current_app.extensions.get(_LAST_KEY, {}).get(lab().tree_spec("starter"))
+    items = last_verified()
     context = {**review_context(), **checklist_context(items or []), "verified": items is not None}
     return render_view("review.html", "partials/review_questions.html", context)
 
@@ -222,8 +230,7 @@ def tick() -> Response:
         abort(400, error.message)
     ticked = forms.flag("ticked")
     checklist.tick(item_id, ticked)
-    with _lock:
-        items = current_app.extensions.get(_LAST_KEY, {}).get(lab().tree_spec("starter"))
+    items = last_verified()
     if items is None:
         try:
             items = verified(quick=True)
