@@ -3,12 +3,14 @@
 protocol.py     what launchers, hosts and the driver share: HostSpec, HostProcess,
                 Launcher, and the host errors (errors.py holds every error here)
 launch.py       the fork and exec launchers; pipes.py the PipeHost they return
-host.py         the child process that imports the tree; ops.py its answers
+host.py         the child process that imports the tree; ops.py its answers; clock.py
+                its clock, stopped where the driver says (check 3)
 session.py      the driver's end of a host; database.py its own reads on Postgres
 driver.py       one check at a time, within its time limit, into a CheckResult
                 (result.py)
 context.py      what a check runs in; definition.py what a check is
-checks/         the six, one module each; extra.py the extra checks
+checks/         the six, one module each (check 3's key rule in keys_in_time.py);
+                extra.py the extra checks
 runner.py       all of them into a Report; report.py and results.py print it and
                 write results.json
 trace.py, tidy.py, hints.py, selftest.py   the calls recorded, the shared database

@@ -111,6 +111,11 @@ class CheckContext:
         value = self.host.call("store", method=method, args=list(args), actor=actor, traced=traced)
         return self.noted({"op": "store", "method": method}, value)
 
+    def clock(self, at: float | None) -> None:
+        """Stop the host's clock at `at` (seconds since the epoch) for every clock call the
+        tree makes, until moved again; None: the real clock. Each check starts on the real one."""
+        self.host.call("clock", at=at)
+
     def key(
         self, session_id: str, client_message_id: str | None, message: str, now: float | None = None
     ) -> str:

@@ -37,9 +37,11 @@ from .errors import (
 from .hints import hint_for, stuck_at
 from .inputs import KeyedRandom
 from .launch import ExecLauncher, ForkLauncher, default_launcher
+from .marks import NO_ANSWER
 from .protocol import KEYS_ONLY, Launcher, host_spec
 from .result import CheckResult
 from .session import START_TIMEOUT, HostSession
+from .trace import Event, unanswered
 
 CHECK_TIMEOUT = 10.0  # seconds a check may take before it counts as hung
 TIDY_TIMEOUT = 5.0
@@ -142,6 +144,12 @@ class Driver:
             ).format(seconds=self.check_timeout)
             if session is not None:  # where the host was stuck, from the stacks it printed
                 result.hint = stuck_at(self.tree, session.process.stderr_tail(), session.root)
+                hung = unanswered(session.events)
+                if hung is not None:  # the diagram ends with the call that never came back
+                    waited = f"> {self.check_timeout:g} s"  # trace data: the note is worded
+                    session.events.append(
+                        Event(hung.target, hung.source, waited, "error", NO_ANSWER)
+                    )
             self.stop()
         except (HostGoneError, HostProtocolError) as error:
             tail = clean_text(session.process.stderr_tail().strip(), 400) if session else ""

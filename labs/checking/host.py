@@ -13,15 +13,17 @@ and reads one answer line per request:
 
 A request still unanswered after stack_after seconds (when given) makes the host print
 every thread's stack to its output (faulthandler), where the driver finds the line of
-the tree it was stuck on. The first line the host writes, unasked, has id "hello": ok with
-{"package", "statuses", "time_bucket_seconds", "root"} once the tree imported, or an error of type
-TreeLoadError saying why it did not. `events` are the trace arrows recorded
-while answering, as [source, target, label, kind, note] (lanes client, gateway,
-store, worker; note is "" or one of labs.checking.marks.NOTES). Records come back as
-their JSON dump (model_dump).
+the tree it was stuck on, and send the arrows recorded so far as a partial answer,
+{"id": "<same token>", "partial": true, "events": [...]}, so the diagram of a check
+that hangs shows the call it hung in. The first line the host writes, unasked, has id
+"hello": ok with {"package", "statuses", "time_bucket_seconds", "root"} once the tree
+imported, or an error of type TreeLoadError saying why it did not. `events` are the
+trace arrows recorded while answering, as [source, target, label, kind, note] (lanes
+client, gateway, store, worker; note is "" or one of labs.checking.marks.NOTES). Records
+come back as their JSON dump (model_dump).
 
 A host started with store "keys" imports only the tree's package and
-shared/keys.py and answers only `key` and `batch`: check 3 starts one as a
+shared/keys.py and answers only `key`, `batch` and `clock`: check 3 starts one as a
 second gateway process, to compare the keys two processes compute.
 
 Operations (ops.py answers them):
@@ -32,6 +34,10 @@ Operations (ops.py answers them):
     http {method, path, body}        through the tree's Flask app: {status, text, json, replayed}
     store {method, args, actor, traced}   one of the Store's methods
     key {session_id, client_message_id, message, now}   idempotency_key_for
+    clock {at}                       every clock call of the process (time.time, time.time_ns,
+                                     datetime.now, ...) reads `at` (seconds since the epoch)
+                                     until moved again; at null, or open_store, or tidy: the
+                                     real clock (clock.py)
     allowlist                        [[from, to, can_transition], ...] for all status pairs
     pending_runs {limit}             the worker's query
     batch {calls}                    several requests in order, in one round trip:
@@ -55,6 +61,7 @@ import io
 import json
 import os
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -124,6 +131,14 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
         return 0
     gc.freeze()  # the libraries and the tree stay: collections skip them from now on
     _write(answers, {"id": "hello", "ok": True, "value": host.hello(), "events": []})
+    writing = threading.Lock()  # the answer and a partial one never interleave
+
+    def send_events_so_far(token: object) -> None:
+        with writing:
+            events = host.take_events()
+            if events:
+                _write(answers, {"id": token, "partial": True, "events": events})
+
     for line in requests:
         try:
             request = json.loads(line)
@@ -132,14 +147,22 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
         if not isinstance(request, dict):
             continue
         stack_after = request.get("stack_after")
+        watch = None
         if isinstance(stack_after, int | float) and stack_after > 0:
-            # A request that never ends leaves every thread's stack in the capped output.
+            # A request that never ends leaves every thread's stack in the capped output,
+            # and its arrows so far with the driver.
             faulthandler.dump_traceback_later(stack_after, file=sys.stderr)
+            watch = threading.Timer(stack_after, send_events_so_far, (request.get("id"),))
+            watch.daemon = True
+            watch.start()
         answer = host.answer(request)
         faulthandler.cancel_dump_traceback_later()
-        answer["id"] = request.get("id")
-        answer["events"] = host.take_events()
-        _write(answers, answer)
+        if watch is not None:
+            watch.cancel()
+        with writing:
+            answer["id"] = request.get("id")
+            answer["events"] = host.take_events()
+            _write(answers, answer)
     return 0
 
 

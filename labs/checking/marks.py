@@ -28,8 +28,10 @@ SECOND_ROW = N_("a second row for a key already stored")
 FORBIDDEN = N_("a move the allowlist forbids, and it went through")
 SECOND_SEQ = N_("a second message stored at this seq")
 NEW_KEY = N_("another key than before for the same arguments")
+# The driver's own note, on the arrow it adds where a call never came back.
+NO_ANSWER = N_("no answer: stopped at the time limit")
 # Every note a trace may carry: a host that sends another one has it dropped.
-NOTES = (INSERTED, EXISTING, SECOND_RUN, SECOND_ROW, FORBIDDEN, SECOND_SEQ, NEW_KEY)
+NOTES = (INSERTED, EXISTING, SECOND_RUN, SECOND_ROW, FORBIDDEN, SECOND_SEQ, NEW_KEY, NO_ANSWER)
 
 
 def _word(value: object) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from labs.trees.finding import Tree
 
+from .clock import HostClock
 from .protocol import HostSpec
 from .tidy import RunRecorder
 from .trace import Trace, TracingClient, TracingStore, traced_key
@@ -77,6 +78,7 @@ class Host:
         self.raw: Any = None
         self.store: Any = None
         self.client: TracingClient | None = None
+        self.clock = HostClock()
         self.status = tree.module("shared.states").RunStatus
 
     def hello(self) -> dict[str, Any]:
@@ -118,7 +120,9 @@ class Host:
         return [[e.source, e.target, e.label, e.kind, e.note] for e in events]
 
     def op_open_store(self, request: dict[str, Any]) -> None:
-        """A fresh store for the next check (memory), or the shared one, recorded (postgres)."""
+        """A fresh store for the next check (memory), or the shared one, recorded (postgres);
+        the real clock again, whatever the last check left it at."""
+        self.clock.set(None)
         if self.spec.store == "memory":
             self.raw = self.tree.module("infra").MemoryStore()
         else:
@@ -159,7 +163,9 @@ class Host:
         self.client.retarget(self.trace)
 
     def op_tidy(self, request: dict[str, Any]) -> None:
-        """Cancel the runs the last check left pending (postgres; see tidy.py)."""
+        """Cancel the runs the last check left pending (postgres; see tidy.py), on the real
+        clock."""
+        self.clock.set(None)
         if isinstance(self.raw, RunRecorder):
             self.raw.cancel_left_pending(self.tree)
 
@@ -195,11 +201,17 @@ class Host:
         except ValueError:
             return value
 
+    def op_clock(self, request: dict[str, Any]) -> None:
+        """Every clock call of this process reads request["at"] from now on (null: the real
+        clock again; see clock.py)."""
+        self.clock.set(request.get("at"))
+
     def op_key(self, request: dict[str, Any]) -> str:
         """idempotency_key_for(session_id, client_message_id, message[, now=])."""
         keys = self.tree.module("shared.keys")
         args = (request.get("session_id"), request.get("client_message_id"), request["message"])
-        return traced_key(self.trace, keys.idempotency_key_for, args, request.get("now"))
+        now = request.get("now")
+        return traced_key(self.trace, keys.idempotency_key_for, args, now, self.clock.at)
 
     def op_allowlist(self, request: dict[str, Any]) -> list[list[Any]]:
         """[from, to, can_transition(from, to)] for every pair of statuses."""
@@ -272,15 +284,16 @@ class KeysHost(Host):
     """A second process of the same tree that only computes keys, as another gateway would.
 
     It imports the tree's package and shared/keys.py, nothing else, so it
-    starts in a few hundredths of a second, and answers `key` and `batch`.
+    starts in a few hundredths of a second, and answers `key`, `batch` and `clock`.
     """
 
-    OPS = frozenset({"key", "batch"})
+    OPS = frozenset({"key", "batch", "clock"})
 
     def __init__(self, tree: Tree, spec: HostSpec) -> None:
         self.tree = tree
         self.spec = spec
         self.trace = Trace()
+        self.clock = HostClock()
         tree.module("shared.keys")
 
     def hello(self) -> dict[str, Any]:

@@ -92,6 +92,7 @@ def run_checks(
     database_url: str | None = None,
     only: set[str] | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
+    on_start: Callable[[str], None] | None = None,
     launcher: Launcher | None = None,
     seed: int | None = None,
     check_timeout: float = CHECK_TIMEOUT,
@@ -103,7 +104,8 @@ def run_checks(
     The tree is never imported here: a host process imports it (driver.py).
     Memory checks get a fresh store each; Postgres checks share one store and
     keep apart by creating their own sessions. on_result hears each result as
-    soon as it exists, so a reader sees every check that finished. A set of
+    soon as it exists, so a reader sees every check that finished; on_start hears
+    each check's key as it begins (the tree's host is up by then). A set of
     keys in `only` that names no check gives a report saying so.
     """
     seed = draw_seed() if seed is None else seed
@@ -153,6 +155,8 @@ def run_checks(
         for check in checks:
             if only and check.key not in only:
                 continue
+            if on_start is not None:
+                on_start(check.key)
             result = driver.run(check, _(check.title))
             results.append(result)
             if on_result is not None:

@@ -98,6 +98,9 @@ class HostSession:
         stack_after = round(max(left - min(STACK_MARGIN, left / 4), 0.01), 3)
         self.process.send({"id": token, "op": op, "stack_after": stack_after, **args})
         answer = self.process.receive(left)
+        while answer.get("partial") is True:  # the arrows so far of a request running late
+            self.events.extend(events_from(answer.get("events")))
+            answer = self.process.receive(max(self.deadline - time.monotonic(), 0.0))
         if answer.get("id") != token:
             raise HostProtocolError("an answer to a request the driver never sent")
         self.events.extend(events_from(answer.get("events")))

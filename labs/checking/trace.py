@@ -181,9 +181,17 @@ def _describe_result(result: object) -> tuple[str, str]:
     return short(result), ""
 
 
-def traced_key(trace: Trace, function: Callable[..., Any], args: tuple[Any, ...], now: Any) -> str:
+def traced_key(
+    trace: Trace,
+    function: Callable[..., Any],
+    args: tuple[Any, ...],
+    now: Any,
+    clock: float | None = None,
+) -> str:
     """idempotency_key_for(*args[, now=now]) in the gateway's lane: a call and its answer,
-    the answer marked when the same arguments gave another key before."""
+    the answer marked when the same arguments gave another key before. Without a
+    clientMessageId the moment the host's clock was stopped at (clock.py) counts among
+    the arguments: another window may rightly give another key."""
     shown = [short(a) for a in args] + ([f"now={now!r}"] if now is not None else [])
     trace.record("gateway", "gateway", f"idempotency_key_for({', '.join(shown)})", "call")
     try:
@@ -191,7 +199,8 @@ def traced_key(trace: Trace, function: Callable[..., Any], args: tuple[Any, ...]
     except Exception as error:
         trace.record("gateway", "gateway", f"{type(error).__name__}: {error}", "refused")
         raise
-    kind, note = trace.marks.key((*args, now), key) if trace.recording else ("", "")
+    moment = clock if len(args) > 1 and args[1] is None else None
+    kind, note = trace.marks.key((*args, now, moment), key) if trace.recording else ("", "")
     trace.record("gateway", "gateway", repr(clip(key, 13)), kind or "ok", note)
     return key
 
@@ -238,6 +247,21 @@ class TracingClient:
     def get(self, path: str) -> Any:
         """GET path."""
         return self.request("GET", path)
+
+
+def unanswered(events: list[Event]) -> Event | None:
+    """The innermost call still waiting for its answer at the end of events, or None.
+
+    Each call waits for the next arrow back from its target to its source: the calls
+    still waiting at the end nest, and the last of them is where a hang happened.
+    """
+    waiting: list[Event] = []
+    for event in events:
+        if event.kind == "call":
+            waiting.append(event)
+        elif waiting and (event.source, event.target) == (waiting[-1].target, waiting[-1].source):
+            waiting.pop()
+    return waiting[-1] if waiting else None
 
 
 def events_from(untrusted: object, limit: int = 400) -> list[Event]:

@@ -270,3 +270,40 @@ def test_a_host_command_never_carries_the_database_url() -> None:
     spec = HostSpec(Path("/t"), "postgres", "postgresql://u:secret@/y", "s", "labtree_1")
     with pytest.raises(ValueError, match="pipe"):
         host_command(spec, 5, 6, "py")
+
+
+@pytest.mark.parametrize(
+    ("where", "old", "new", "lanes"),
+    [
+        (  # the store loops: the gateway's call into it never comes back
+            "infra/memory.py",
+            "        with self._lock:\n            self._session(session_id)",
+            "        while input:\n            pass\n"
+            "        with self._lock:\n            self._session(session_id)",
+            ("gateway", "store"),
+        ),
+        (  # the key loops inside the gateway's route: the client's POST never comes back
+            "shared/keys.py",
+            "    if client_message_id is not None:\n",
+            "    while client_message_id is not None:\n        pass\n"
+            "    if client_message_id is not None:\n",
+            ("client", "gateway"),
+        ),
+    ],
+)
+def test_a_hung_checks_trace_ends_with_the_call_that_never_came_back(
+    tmp_path: Path, where: str, old: str, new: str, lanes: tuple[str, str]
+) -> None:
+    """The arrows a hung request recorded reach the driver before the host is stopped: the
+    trace ends with the unanswered call, then an arrow back saying it was stopped."""
+    copy = copy_tree("solution", tmp_path / "hang")
+    path = copy / where
+    assert old in path.read_text()
+    path.write_text(path.read_text().replace(old, new, 1))
+    report = run_checks(str(copy), seed=3, check_timeout=2, only={"3"})
+    (result,) = report.results
+    assert not result.passed and "within 2 s" in str(result.expected)
+    *_before, call, stopped = result.events
+    assert call.kind == "call" and (call.source, call.target) == lanes
+    assert stopped.kind == "error" and (stopped.source, stopped.target) == lanes[::-1]
+    assert stopped.text == "> 2 s (no answer: stopped at the time limit)"

@@ -18,7 +18,15 @@ from labs.trees.finding import REPO_ROOT
 
 CONSTRAINTS = REPO_ROOT / "labs" / "grading" / "constraints.txt"
 PROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-GRADE_DECIDING = {"mypy", "pytest", "types-psycopg2", "pydantic", "sqlmodel", "sqlalchemy"}
+GRADE_DECIDING = {
+    "mypy",
+    "pytest",
+    "types-psycopg2",
+    "pydantic",
+    "sqlmodel",
+    "sqlalchemy",
+    "time-machine",
+}
 
 
 def requirements(group: str | None) -> dict[str, Requirement]:

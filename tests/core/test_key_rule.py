@@ -91,3 +91,105 @@ def test_a_keys_host_computes_keys_and_nothing_else() -> None:
             session.call("open_store")
     finally:
         session.kill()
+
+
+# What each clock call reads, in place of the key: time.time, time.time_ns, datetime.now, gmtime.
+RETURN = "    return hashlib.sha256(material.encode()).hexdigest()"
+READINGS = """\
+    import calendar
+    import datetime
+
+    now_utc = datetime.datetime.now(datetime.UTC).timestamp()
+    return f"{time.time()} {time.time_ns() / 1e9} {now_utc} {calendar.timegm(time.gmtime())}\""""
+MOMENT = 1_000_000_000.0  # 2001-09-09T01:46:40Z
+
+
+def readings(session: HostSession) -> list[float]:
+    """What the tree's clock calls read in the host, through its (edited) key."""
+    said = session.call("key", session_id="s", client_message_id=None, message="m")
+    return [float(value) for value in str(said).split()]
+
+
+@pytest.mark.parametrize("store", ["memory", KEYS_ONLY])
+def test_the_clock_op_moves_every_clock_call_of_the_host(tmp_path: Path, store: str) -> None:
+    """time.time, time.time_ns, datetime.now and time.gmtime all read the moment the driver
+    set, in the host and in the keys-only second process; null gives the real clock back."""
+    tree = find_tree(str(solution_copy(tmp_path, RETURN, READINGS)))
+    launcher = ForkLauncher() if store == "memory" else ExecLauncher()
+    session = HostSession.start(launcher, HostSpec(tree.root, store, package=tree.package))
+    try:
+        session.deadline = time.monotonic() + 30
+        session.call("clock", at=MOMENT)
+        assert readings(session) == [MOMENT] * 4
+        session.call("clock", at=MOMENT + 90)
+        assert readings(session) == [MOMENT + 90] * 4
+        session.call("clock", at=None)
+        assert all(reading > MOMENT + 1e8 for reading in readings(session))
+        with pytest.raises(RefusedError, match="not a moment"):
+            session.call("clock", at="soon")
+    finally:
+        session.kill()
+
+
+def test_each_check_starts_on_the_real_clock(tmp_path: Path) -> None:
+    """A check that failed with the clock moved leaves it moved; the next open_store resets it."""
+    tree = find_tree(str(solution_copy(tmp_path, RETURN, READINGS)))
+    session = HostSession.start(ForkLauncher(), HostSpec(tree.root, "memory", package=tree.package))
+    try:
+        session.deadline = time.monotonic() + 30
+        session.call("clock", at=MOMENT)
+        session.call("open_store")
+        assert all(reading > MOMENT + 1e8 for reading in readings(session))
+    finally:
+        session.kill()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "passes", "expected"),
+    [
+        ("time.time() if now is None else now", "time.time()", True, ""),
+        (
+            "bucket = int(moment // TIME_BUCKET_SECONDS)",
+            "bucket = int(moment // 3600)",
+            False,
+            "the same text 60 s and 120 s later to be a new message each time",
+        ),
+        (
+            "\\x1f{message}",
+            "\\x1f{message.casefold()}",
+            False,
+            "another key for a text that differs only in case or spacing",
+        ),
+        (
+            "\\x1f{message}",
+            "\\x1f{' '.join(message.split())}",
+            False,
+            "another key for a text that differs only in case or spacing",
+        ),
+        (
+            "\\x1f{client_message_id}",
+            "\\x1f{client_message_id}\\x1f{int(time.time() // 60)}",
+            False,
+            "with a clientMessageId, time plays no part",
+        ),
+    ],
+    ids=[
+        "reads-the-wall-clock",
+        "hour-long-window",
+        "folds-case",
+        "collapses-spaces",
+        "client-id-reads-the-clock",
+    ],
+)
+def test_check_3_judges_the_key_on_the_hosts_moved_clock(
+    tmp_path: Path, old: str, new: str, passes: bool, expected: str
+) -> None:
+    """The key is asked at moments the check sets on the host's clock, whichever clock call it
+    makes: a correct key that ignores `now` passes; a window of an hour, a folded text or a
+    clientMessageId key holding the time fails, on every seed."""
+    tree = solution_copy(tmp_path, old, new)
+    for seed in (1, 2, 3):
+        report = run_checks(str(tree), only={"3"}, seed=seed)
+        (result,) = report.results
+        assert result.passed is passes, (seed, result.expected, result.got)
+        assert expected in result.expected

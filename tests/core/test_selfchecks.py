@@ -134,8 +134,9 @@ def test_trace_shows_the_replayed_duplicate_of_check_3() -> None:
     posts = [line for line in lines if line.startswith("client -> gateway POST /chat")]
     replays = [line for line in lines if line.startswith("gateway --> client [replay] 202")]
     bodies = [line.partition("POST /chat ")[2] for line in posts]
-    assert len(posts) == 7 and bodies[0] == bodies[1] != bodies[2] and len(replays) == 2
-    assert bodies[3] == bodies[4] and "clientMessageId" not in bodies[3]
+    assert len(posts) == 10 and bodies[0] == bodies[1] != bodies[2] and len(replays) == 2
+    # The same text under another clientMessageId, then without one: a retry in the window.
+    assert bodies[3] != bodies[0] and bodies[4] == bodies[5] and "clientMessageId" not in bodies[4]
     assert any(line.startswith("store --> gateway [replay]") for line in lines)
     assert result.stdout.splitlines()[-1] == "1 passed, 0 failed"
 

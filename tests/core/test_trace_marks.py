@@ -31,7 +31,7 @@ def test_check_3_shows_the_key_calls_and_the_repeat_that_made_a_second_run(
     result = traces["starter"]["3"]
     assert not result.passed
     calls = [e.label for e in result.events if e.kind == "call"]
-    assert sum(label.startswith("idempotency_key_for(") for label in calls) == 6
+    assert sum(label.startswith("idempotency_key_for(") for label in calls) == 9
     assert sum(label.startswith("POST /chat") for label in calls) == 2
     notes = [note for _label, note in marked(result)]
     assert notes.count(NEW_KEY) >= 1 and notes.count(SECOND_RUN) == 1

@@ -197,6 +197,45 @@ else:
     material = f"text\\x1f{session_id}\\x1f{minute}\\x1f{message}"
 """
 
+# The clock read by the key itself, never through `now`: check 3 moves the host's clock.
+KEY_CLIENT_ID_READS_THE_CLOCK = """\
+if client_message_id is not None:
+    bucket = int(time.time() // TIME_BUCKET_SECONDS)
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}\\x1f{bucket}"
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{message}"
+"""
+KEY_READS_THE_WALL_CLOCK = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    bucket = int(time.time() // TIME_BUCKET_SECONDS)  # `now` is left unused
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{message}"
+"""
+KEY_HOUR_LONG_WINDOW = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    bucket = int((time.time() if now is None else now) // 3600)
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{message}"
+"""
+KEY_FOLDS_CASE = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{message.casefold()}"
+"""
+KEY_COLLAPSES_SPACES = """\
+if client_message_id is not None:
+    material = f"client\\x1f{session_id}\\x1f{client_message_id}"
+else:
+    bucket = int((time.time() if now is None else now) // TIME_BUCKET_SECONDS)
+    words = " ".join(message.split())
+    material = f"text\\x1f{session_id}\\x1f{bucket}\\x1f{words}"
+"""
+
 
 def allowlist(**edges: str) -> str:
     """An ALLOWED mapping written out status by status ("" for none)."""
@@ -242,6 +281,18 @@ if holders:
     return RunCreated(run=self._runs[holders[0]].model_copy(), created=False)
 """
 STORE_TRUSTS_THE_CALLER = "pass  # the gateway looks the key up first\n"
+# The store's check 3 region, finding the run by the session and the text instead of the key.
+STORE_FINDS_THE_RUN_BY_ITS_TEXT = """\
+for held in self._runs.values():
+    if held.session_id == session_id and held.input == input:
+        return RunCreated(run=held.model_copy(), created=False)
+"""
+# The store's check 3 region, handing back the run that holds the key as if it had made it.
+STORE_SAYS_CREATED_FOR_A_HELD_RUN = """\
+if idempotency_key in self._runs_by_key:
+    holder = self._runs[self._runs_by_key[idempotency_key][0]]
+    return RunCreated(run=holder.model_copy(), created=True)
+"""
 GATEWAY_CREATE = "        outcome = store.create_run(session_id, message, key)\n"
 GATEWAY_LOOKS_FIRST = """\
         found = [r for r in store.pending_runs(9999) if r.idempotency_key == key]
@@ -352,6 +403,28 @@ CATALOGUE: tuple[Answer, ...] = (
         memory_fails=frozenset({3}),
     ),
     Answer(
+        "key-client-id-branch-reads-the-clock",
+        "calls time.time() for a bucket in the clientMessageId branch: a retry a minute later "
+        "is a new run",
+        (body(KEYS, 3, KEY_CLIENT_ID_READS_THE_CLOCK),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "store-finds-the-run-by-its-text",
+        "looks the run up by session and text, not by key: a new clientMessageId with the same "
+        "text gets the old run",
+        (body(MEMORY, 3, STORE_FINDS_THE_RUN_BY_ITS_TEXT),),
+        memory_fails=frozenset({3}),
+    ),
+    Answer(
+        "store-says-created-for-a-held-run",
+        "hands back the run holding the key with created=True: a replay is answered "
+        "Idempotent-Replayed: false",
+        (body(MEMORY, 3, STORE_SAYS_CREATED_FOR_A_HELD_RUN),),
+        memory_fails=frozenset({3}),
+    ),
+    Answer(
         "key-from-a-uuid5",
         "correct but different: a uuid5 of the same parts",
         (body(KEYS, 3, KEY_UUID5),),
@@ -415,6 +488,32 @@ CATALOGUE: tuple[Answer, ...] = (
         (body(KEYS, 3, KEY_CLOCK_IN_NANOSECONDS),),
         memory_fails=frozenset({3}),
         postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "text-key-windows-an-hour-long",
+        "buckets by 3600 s, not TIME_BUCKET_SECONDS: the same words a minute later are a retry",
+        (body(KEYS, 3, KEY_HOUR_LONG_WINDOW),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "text-key-folds-case",
+        "casefolds the text: \u201cStop\u201d after \u201cstop\u201d is refused with 409",
+        (body(KEYS, 3, KEY_FOLDS_CASE),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "text-key-collapses-spaces",
+        "collapses runs of spaces: \u201ca  b\u201d after \u201ca b\u201d is refused with 409",
+        (body(KEYS, 3, KEY_COLLAPSES_SPACES),),
+        memory_fails=frozenset({3}),
+        postgres_fails=frozenset({3}),
+    ),
+    Answer(
+        "text-key-reads-the-wall-clock",
+        "correct but different: the bucket from time.time() always, `now` left unused",
+        (body(KEYS, 3, KEY_READS_THE_WALL_CLOCK),),
     ),
     Answer(
         "text-key-rounds-to-the-nearest-window",
