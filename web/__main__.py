@@ -13,7 +13,7 @@ from labs.term.cli import LabArgumentParser, argparse_speaks_lab_language
 from labs.term.i18n import _
 from labs.version import version_text
 
-from . import create_app
+from .app import create_app
 from .hosts import ENV_VAR, trusted_from_env
 
 HIGHEST_PORT = 65535

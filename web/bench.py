@@ -27,6 +27,7 @@ from .demo import DemoExecutor
 from .i18n import Sentence, Verbatim
 from .intake import SessionRefusedError
 from .journal import Journal
+from .live_parts import Remembered
 from .moves import LessonMoves
 from .outcome import Outcome
 from .remote import (
@@ -40,6 +41,8 @@ from .remote import (
 from .tree_link import TreeBusyError, TreeLink, TreeNotAnsweringError
 
 MOVING = ("pending", "running", "streaming")
+# Seconds between two tries of Postgres by a bench that fell back to memory (each starts a host).
+RETRY_POSTGRES = 5.0
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class RunRow:
     updated: str
     next_states: list[str]
     will_fail: bool
+    duplicate_of: str | None = None  # the first run of the request this run was made for again
 
 
 # A store whose tables are missing names the command that creates them, in backquotes.
@@ -103,32 +107,57 @@ class Bench(LessonMoves):
             TreeDoesNotImportError,
         )
         self.journal = Journal()
+        self.shown = Remembered()  # what the runs view drew lately, to send pages what changed
         self.last: Outcome | None = None
         self.will_fail: set[str] = set()
         self._requests: dict[str, dict[str, str]] = {}  # run id -> the body that created it
+        # A run made again for a request the bench had sent (a retry not recognised): the first.
+        self.duplicate_of: dict[str, str] = {}
         self._gone: set[str] = set()
         self._dropped = 0
         self._session_id: str | None = None
         self._lock = threading.Lock()
         self.executor = DemoExecutor(self, pace=pace, chunks=chunks)
 
-    def open(self) -> None:
-        """Start the tree's host if none runs (the page names the store it opened)."""
+    def open(self, *, retry: bool = False) -> None:
+        """Start the tree's host if none runs (the page names the store it opened).
+
+        With retry, a bench on memory because Postgres refused tries Postgres again
+        (a page the learner loads after migrating, say); when it opens, the runs
+        sent to the memory store are gone with it, and the notice says so.
+        """
+        if retry and self.link.try_asked(RETRY_POSTGRES):
+            with self._lock:
+                self._requests.clear()
+                self.will_fail.clear()
+                self.duplicate_of.clear()
+                self._gone.clear()
+                self._dropped = 0
+                self.last = None
+            self.journal = Journal()  # the memory store's attempts are not this store's
+            self.notice = Sentence(
+                N_(
+                    "Postgres opened this time, so this bench runs on it now; the runs sent "
+                    "to the memory store before are gone with it."
+                )
+            )
         self.link.open()
 
     def _started(self, kind: str) -> None:
         """A host started (the link holds its lock: no bench lock is taken here)."""
+        switched = kind == "postgres" and self.store_kind == "memory" and self.link.starts > 1
         self.store_kind = kind
         refused = self.link.refused
         if refused is not None:  # no driver module yet, database down, schema missing
             self.notice = Sentence(
                 N_(
-                    "Postgres could not be used (%(error)s); "
-                    "this bench runs on the memory store instead."
+                    "Postgres could not be used (%(error)s); this bench runs on the memory "
+                    "store instead. Reload the page once that is fixed (after the migration, "
+                    "say): the bench tries Postgres again."
                 ),
                 error=Verbatim(f"{refused.type}: {refused.message}"),
             )
-        if self.link.starts > 1:
+        if self.link.starts > 1 and not switched:
             when = datetime.now().strftime("%H:%M:%S")
             self.restarted = (
                 Sentence(
@@ -279,6 +308,7 @@ class Bench(LessonMoves):
                     run.updated_at.strftime("%H:%M:%S") if run.updated_at else "",
                     next_states(run.status),
                     run_id in self.will_fail,
+                    self.duplicate_of.get(run_id),
                 )
             )
         self.forget(gone)

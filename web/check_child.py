@@ -3,10 +3,11 @@
 It runs what `python -m labs check --extra --report FILE` runs (labs.checking's
 run_checks: a driver that never imports the tree, a host that does), and
 appends one JSON line per finished check, flushed at once, then a summary
-line, as that report does. Each line also carries its texts in every language
-of the lab ("texts": {language: {field: text}}), worded as they were written
-(web/phrases.py), so a page shows a run in its own language whichever page
-pressed Run. It is the dashboard's own, not a command for people.
+line, as that report does; before each check, a line saying it started.
+Each line also carries its texts in every language of the lab ("texts":
+{language: {field: text}}), worded as they were written (web/phrases.py), so
+a page shows a run in its own language whichever page pressed Run. It is the
+dashboard's own, not a command for people.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             extra=True,
             database_url=args.database_url,
             on_result=lambda result: write(stream, result_line(result)),
+            on_start=lambda key: write(stream, {"type": "start", "key": key}),
             check_timeout=args.check_timeout,
         )
         write(stream, summary_line(report))

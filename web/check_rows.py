@@ -25,7 +25,9 @@ from .sequence import Diagram, draw_sequence
 PLANNED: list[tuple[str, int | None, str]] = [
     (str(c.number), c.number, c.title) for c in CHECKS
 ] + [(c.key, None, c.title) for c in EXTRA_CHECKS]
-# A row with one of these statuses has its verdict; running and waiting ones do not yet.
+# A row with one of these statuses has its verdict; starting, running and waiting ones do not
+# yet. The first row is "starting" until the child says its check began (the child's
+# interpreter, and the tree's host, take about a second to start).
 FINISHED = ("pass", "fail", "not run")
 
 
@@ -36,7 +38,7 @@ class CheckRow:
     key: str
     number: int | None
     title: str
-    status: str  # pass, fail, not run; while the run goes on: running, waiting
+    status: str  # pass, fail, not run; while the run goes on: starting, running, waiting
     duration_ms: float | None = None
     # The child's words (in every language: web/check_child.py), or why there is no verdict.
     message: str | Sentence | Localized = ""
@@ -82,16 +84,20 @@ class ReportTail:
 
 
 def build_rows(lines: list[dict[str, Any]], *, running: bool) -> list[CheckRow]:
-    """The rows of a run still going: finished checks, the one running, the ones waiting."""
+    """The rows of a run still going: finished checks, the one running (or, before the child
+    has begun its first check, starting), the ones waiting."""
     results = {e["key"]: e for e in lines if e.get("type") == "result"}
+    started = {e.get("key") for e in lines if e.get("type") == "start"}
     rows: list[CheckRow] = []
     for key, number, title in PLANNED:
         entry = results.get(key)
         if entry is not None:
             rows.append(_row_from(entry))
+        elif running and all(r.status in FINISHED for r in rows):
+            # Between two checks the next one counts as running: only the first one starts.
+            rows.append(CheckRow(key, number, title, "running" if started else "starting"))
         else:
-            first = running and all(r.status != "running" for r in rows)
-            rows.append(CheckRow(key, number, title, "running" if first else "waiting"))
+            rows.append(CheckRow(key, number, title, "waiting"))
     return rows
 
 
@@ -101,6 +107,8 @@ def final_rows(
     """The rows of an ended run, and why it could not finish ('' if it did).
 
     Checks the child never finished become failed rows; stopped says why it was stopped.
+    The reason is shown once, above the rows: only a check stopped while it ran (its
+    time ran out, its process died) says it in its own row too.
     """
     results = {e["key"]: e for e in lines if e.get("type") == "result"}
     summary = next((e for e in lines if e.get("type") == "report"), None)
@@ -111,18 +119,18 @@ def final_rows(
     )
     rows: list[CheckRow] = []
     blamed = False
+    above = Sentence(N_("not run: the reason is above the rows")) if error else ""
     for key, number, title in PLANNED:
         entry = results.get(key)
         if entry is not None:
             rows.append(_row_from(entry))
         elif not blamed and error:
             # The first check without a result is the one that hung, crashed or never began.
-            rows.append(CheckRow(key, number, title, "fail", message=error))
+            rows.append(CheckRow(key, number, title, "fail", message=stopped or above))
             blamed = True
         else:
             status = "fail" if error and number is not None else "not run"
-            message = Sentence(N_("not run: %(reason)s"), reason=error) if error else ""
-            rows.append(CheckRow(key, number, title, status, message=message))
+            rows.append(CheckRow(key, number, title, status, message=above))
     return rows, error
 
 

@@ -37,7 +37,14 @@ POLL = 0.1
 # 2 KiB from the end; a crash's traceback ends up in the tail.
 KEPT_OUTPUT = 4096
 # A row's status in CheckRun.seen.
-STATUS_LETTERS = {"pass": "p", "fail": "f", "not run": "n", "running": "r", "waiting": "w"}
+STATUS_LETTERS = {
+    "pass": "p",
+    "fail": "f",
+    "not run": "n",
+    "running": "r",
+    "waiting": "w",
+    "starting": "s",
+}
 
 
 @dataclass

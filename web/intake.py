@@ -106,17 +106,49 @@ class Intake(SentRuns):
         run_id = answer.get("runId")
         if status != 202 or not run_id:
             return None
+        first = None
         with self._lock:
             self._requests.setdefault(run_id, body)
             if not replayed:  # a new run: the notices about runs that left have been seen
                 self._dropped = 0
                 self.restarted = Sentence()
-        outcome = "replayed" if replayed else "accepted"
-        detail = N_("same request again: the existing run came back") if replayed else N_("new run")
+                first = self._first_run_of(body, run_id)
+                if first:
+                    self.duplicate_of[run_id] = first
+        if replayed:
+            outcome, detail = "replayed", N_("same request again: the existing run came back")
+        elif first:
+            outcome, detail = "duplicate", N_("same request again: a second run")
+        else:
+            outcome, detail = "accepted", N_("new run")
         self.journal.add(
-            Entry(run_id, "gateway", "create", outcome, Sentence(detail), target="pending")
+            Entry(
+                run_id,
+                "gateway",
+                "create",
+                outcome,
+                Sentence(detail),
+                target="pending",
+                duplicates=first,
+            )
         )
         return str(run_id)
+
+    def _first_run_of(self, body: dict[str, str], run_id: str) -> str | None:
+        """The first other run sent for body's clientMessageId in its session (lock held)."""
+        client_id = body.get("clientMessageId")
+        if not client_id:
+            return None  # without a key, the same text twice is two messages
+        return next(
+            (
+                other
+                for other, sent in self._requests.items()
+                if other != run_id
+                and sent.get("clientMessageId") == client_id
+                and sent.get("sessionId") == body["sessionId"]
+            ),
+            None,
+        )
 
     def send(self, message: str, client_message_id: str, fail: bool) -> Outcome:
         """POST /chat once; fail marks the run for the demo executor to fail.
@@ -143,8 +175,8 @@ class Intake(SentRuns):
                     ),
                 )
             )
-        earlier = self._sent_with(body, client_message_id, run_id) if client_message_id else []
-        if earlier:
+        first = self.duplicate_of.get(run_id)
+        if first:
             return self._remember(
                 Outcome(
                     "warn",
@@ -155,24 +187,13 @@ class Intake(SentRuns):
                         ),
                         run_id=run_id,
                         client_id=repr(client_message_id),
-                        earlier=earlier[0],
+                        earlier=first,
                     ),
                 )
             )
         return self._remember(
             Outcome("ok", Sentence(N_("202: created run %(run_id)s"), run_id=run_id))
         )
-
-    def _sent_with(self, body: dict[str, str], client_message_id: str, run_id: str) -> list[str]:
-        """Other runs this bench sent in body's session with the same clientMessageId."""
-        with self._lock:
-            return [
-                other
-                for other, sent in self._requests.items()
-                if other != run_id
-                and sent.get("clientMessageId") == client_message_id
-                and sent.get("sessionId") == body["sessionId"]
-            ]
 
     def send_again(self, run_id: str) -> Outcome:
         """Repeat the exact request that created run_id, as a client retry would."""

@@ -38,6 +38,7 @@ class Entry:
     source: str | None = None
     target: str | None = None
     seq: int | None = None
+    duplicates: str | None = None  # a run created again for one request: the first run
     at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     @property

@@ -43,7 +43,7 @@ COMMON = [
     "web/static/dashboard.css",
     "web/static/dashboard.js",
     "web/render.py",
-    "web/__init__.py",
+    "web/app.py",
     "web/i18n.py",
     "tests/web/browser.py",
 ]

@@ -20,6 +20,7 @@ class SentRuns:
     will_fail: set[str]
     run_not_found: type[Exception]  # the tree's RunNotFoundError
     _requests: dict[str, dict[str, str]]  # run id -> the body that created it
+    duplicate_of: dict[str, str]  # a run made again for a request sent before -> the first run
     _lock: threading.Lock
     # Runs the database no longer holds, and how many left since the last new run.
     _gone: set[str]

@@ -20,7 +20,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from labs.checking.errors import HostError, HostTimeoutError, RefusedError
+from labs.checking.errors import (
+    HostError,
+    HostTimeoutError,
+    RefusedError,
+    TreeDoesNotImportError,
+)
 from labs.checking.launch import ExecLauncher
 from labs.checking.protocol import HostProcess, HostSpec, Launcher
 from labs.checking.session import HostSession
@@ -79,7 +84,8 @@ class TreeLink:
     """One tree host, started on first use and after each stop, one request at a time.
 
     When the store of spec does not open (Postgres down, its tables missing),
-    the host is started again on fallback, if given, and `refused` keeps why.
+    the host is started again on fallback, if given, and `refused` keeps why;
+    try_asked() tries the store of spec again later (after a migration, say).
     on_start hears which store a new host opened ("memory" or "postgres"),
     each time one starts: after a restart, a memory store is empty again.
     """
@@ -95,6 +101,7 @@ class TreeLink:
         on_start: Callable[[str], None] = lambda kind: None,
     ) -> None:
         self.spec = spec
+        self.asked = spec  # the store wanted: spec is the fallback's once that was refused
         self.fallback = fallback
         self.refused: RefusedError | None = None
         self.timeout = timeout
@@ -104,6 +111,7 @@ class TreeLink:
         self.launcher = SteadyLauncher(launcher or ExecLauncher(), f"host-{spec.package}")
         self.on_start = on_start
         self.starts = 0  # hosts started so far: more than one means the tree was restarted
+        self._tried = time.monotonic()  # when the store asked for was last tried
         self._session: HostSession | None = None
         self._lock = threading.Lock()
 
@@ -135,12 +143,12 @@ class TreeLink:
         finally:
             self._lock.release()
 
-    def _start(self) -> HostSession:
-        """A new host, its store opened for a bench; the caller holds the lock."""
-        session = HostSession.start(self.launcher, self.spec, self.start_timeout)
+    def _open(self, spec: HostSpec) -> tuple[HostSession, str]:
+        """A new host on spec and the kind of store it opened; RefusedError if none opened."""
+        session = HostSession.start(self.launcher, spec, self.start_timeout)
         session.deadline = time.monotonic() + self.start_timeout
         try:
-            kind = str(session.call("open_bench", quiet=True))
+            return session, str(session.call("open_bench", quiet=True))
         except HostTimeoutError:
             session.kill()
             raise TreeNotAnsweringError(self.start_timeout) from None
@@ -148,16 +156,52 @@ class TreeLink:
             said = clean_text(session.process.stderr_tail().strip(), 400)
             session.kill()
             raise TreeNotAnsweringError(None, said) from None
-        except RefusedError as refused:  # the store did not open
+        except RefusedError:  # the store did not open
             session.kill()
+            raise
+
+    def _start(self) -> HostSession:
+        """A new host, its store opened for a bench; the caller holds the lock."""
+        try:
+            session, kind = self._open(self.spec)
+        except RefusedError as refused:
             if self.fallback is None:
                 raise
             self.refused, self.spec, self.fallback = refused, self.fallback, None
+            self._tried = time.monotonic()
             return self._start()
         self._session = session
         self.starts += 1
         self.on_start(kind)
         return session
+
+    def try_asked(self, every: float) -> bool:
+        """On the fallback, try the store asked for again (at most once every `every` s).
+
+        True when it opened: the fallback's host is stopped, and with it what its
+        store held. A store that still refuses leaves everything as it was, with
+        `refused` saying why this time.
+        """
+        if self.refused is None or time.monotonic() - self._tried < every:
+            return False
+        if not self._lock.acquire(timeout=self.timeout):
+            return False  # the line is busy: try again on a later page
+        try:
+            self._tried = time.monotonic()
+            try:
+                session, kind = self._open(self.asked)
+            except RefusedError as refused:
+                self.refused = refused
+                return False
+            except (TreeNotAnsweringError, TreeDoesNotImportError):
+                return False
+            self._stop()
+            self._session, self.spec, self.refused = session, self.asked, None
+            self.starts += 1
+            self.on_start(kind)
+            return True
+        finally:
+            self._lock.release()
 
     def open(self) -> None:
         """Start the host now if none runs; raises what call() raises when it cannot."""

@@ -1,4 +1,4 @@
-"""The Postgres store: the same Store, with the database as the arbiter, in schema DB_SCHEMA."""
+"""The Postgres store: the same Store, with the database as the arbiter, in the tree's schema."""
 
 import logging
 import re
@@ -47,7 +47,8 @@ def _loaded(run: Run) -> Run:
 class SqlStore:
     """Sessions, runs and messages in Postgres, in the tables of one schema."""
 
-    def __init__(self, url: str, schema: str = "public", *, pool_size: int = 10) -> None:
+    def __init__(self, url: str, schema: str | None = None, *, pool_size: int = 10) -> None:
+        schema = schema or TREE  # where the tree's migration puts its tables: alembic -x tree=
         if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", schema):
             raise errors.StoreConfigError(f"DB_SCHEMA={schema!r} is not a plain Postgres name")
         if not url.startswith(("postgresql://", "postgresql+psycopg2://", "postgres://")):

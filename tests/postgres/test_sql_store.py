@@ -38,7 +38,7 @@ def test_every_operation_on_a_missing_schema_gives_the_same_sentence(fresh_datab
 def test_tables_missing_from_db_schema_name_it_and_both_alembic_steps(fresh_database: str) -> None:
     """Another schema than the tree's: the sentence names it, DB_SCHEMA, and -x schema= for it."""
     migrate(fresh_database)  # the solution's tables, in schema solution
-    store = make_store({"DATABASE_URL": fresh_database})  # DB_SCHEMA unset: public
+    store = make_store({"DATABASE_URL": fresh_database, "DB_SCHEMA": "public"})
     with pytest.raises(StoreUnavailableError) as missing:
         store.ping()
     store.close()
@@ -82,12 +82,28 @@ def test_a_url_that_is_not_postgres_is_a_config_error(url: str) -> None:
         make_store({"DATABASE_URL": url})
 
 
-@pytest.mark.parametrize(("environ", "schema"), [({}, "public"), ({"DB_SCHEMA": "mine"}, "mine")])
+@pytest.mark.parametrize(
+    ("environ", "schema"),
+    [({}, "solution"), ({"DB_SCHEMA": ""}, "solution"), ({"DB_SCHEMA": "mine"}, "mine")],
+)
 def test_make_store_gives_the_sql_store_in_db_schema(environ: dict[str, str], schema: str) -> None:
-    """Without MOCK, DATABASE_URL gives a SqlStore on DB_SCHEMA, public when it is unset."""
+    """Without MOCK, DATABASE_URL gives a SqlStore on DB_SCHEMA; unset, the tree's own schema,
+    the one its migration fills."""
     store = make_store({"DATABASE_URL": "postgresql://koda@127.0.0.1:9/koda", **environ})
     assert isinstance(store, SqlStore) and store.schema == schema
     store.close()
+
+
+def test_without_db_schema_the_store_finds_what_alembic_made(solution_database: str) -> None:
+    """The tree and Alembic agree without DB_SCHEMA: `alembic -x tree=solution upgrade head`
+    puts the tables where make_store looks when nothing is set."""
+    store = make_store({"DATABASE_URL": solution_database})
+    try:
+        store.ping()
+        session = store.create_session("u-1", "agree")
+        assert store.get_session(session.id).title == "agree"
+    finally:
+        store.close()
 
 
 def test_make_store_in_the_schema_alembic_filled_serves(solution_database: str) -> None:

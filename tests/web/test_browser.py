@@ -114,7 +114,7 @@ def test_a_demo_run_reaches_done_with_its_messages_in_order(page: Any, live_url:
     page.wait_for_selector(f'tr[data-run="{run_id}"][data-status="streaming"]')
     screenshot(page, "runs-live", docs=True, docs_from="#last-outcome")
     page.wait_for_selector(f'tr[data-run="{run_id}"][data-status="done"]', timeout=30_000)
-    page.wait_for_selector('#runs-live[data-moving="no"]')
+    page.wait_for_selector('#runs-poll[data-moving="no"]', state="attached")
     page.click(f'tr[data-run="{run_id}"] a')
     page.wait_for_selector('#run-status:has-text("done")')
     seqs = [

@@ -174,7 +174,7 @@ def test_the_runs_table_and_the_state_graph_stay_legible_on_a_phone(
         assert box["scroll"] > box["client"]  # it scrolls inside its box
         assert overflow(tab)["scroll"] <= PHONE["width"]
         height = tab.evaluate("document.documentElement.scrollHeight")
-        assert height < 12_000, height  # 50 rows a page, not all 193
+        assert height < 16_000, height  # 50 rows a page (each a duplicate, with its link), not 193
     finally:
         context.close()
 
@@ -195,3 +195,53 @@ def test_reviews_first_visit_runs_nothing_and_offers_verify(
     assert button.is_visible() and button.is_enabled()
     box = button.bounding_box()
     assert box is not None and box["x"] + box["width"] <= tab.viewport_size["width"]
+
+
+FIRST_MARK = ".arrow.replay line, .arrow.refused line, .arrow.error line, .arrow.through line"
+# Where every cell of the tables a phone shows as cards ends, and the screen's width.
+CELLS_INSIDE = """selector => {
+  const cells = [...document.querySelectorAll(selector)].filter(c => c.offsetParent !== null);
+  return {count: cells.length, width: window.innerWidth,
+          right: Math.max(0, ...cells.map(c => c.getBoundingClientRect().right))};
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_on_a_phone_the_failing_step_and_every_outcome_are_on_the_screen(
+    browser: Any, benches: dict[str, str], live_url: str, lang: str
+) -> None:
+    """A failed check's diagram opens at its first marked step, its steps table is cards with the
+    mark first, and the attempts and moves tables are cards: nothing needs a sideways scroll."""
+    context = browser.new_context(viewport=PHONE, device_scale_factor=1)
+    tab = context.new_page()
+    tab.set_default_timeout(30_000)
+    try:
+        tab.goto(f"{live_url}/checks?tree=starter&store=memory&lang={lang}")
+        tab.click('details[data-check="3"] summary')
+        tab.wait_for_selector('details[data-check="3"] figure.sequence')
+        tab.wait_for_function(
+            "() => document.querySelector('details[data-check=\"3\"] .picture').scrollLeft > 0"
+        )
+        mark = tab.locator(f'details[data-check="3"] figure.sequence :is({FIRST_MARK})').first
+        box = mark.bounding_box()
+        assert box is not None and 0 <= box["x"] < PHONE["width"] - 40, box
+        tab.click('details[data-check="3"] details.steps summary')
+        plain = ':not([data-kind="call"], [data-kind="ok"])'
+        marked = tab.locator(f'details[data-check="3"] .steps-table tbody tr{plain}')
+        first_cells = marked.first.locator("td").evaluate_all(
+            "cells => cells.map(c => c.className)"
+        )
+        assert first_cells[0] == "mark-cell", first_cells
+        steps = tab.evaluate(CELLS_INSIDE, 'details[data-check="3"] .steps-table td')
+        assert steps["count"] and steps["right"] <= steps["width"], steps
+        assert overflow(tab)["scroll"] <= PHONE["width"]
+        tab.goto(f"{live_url}/runs/solution?lang={lang}")
+        tab.click("#graph-tables summary")
+        for table in ("table.timeline", "table.graph-edges", "table.graph-states"):
+            cells = tab.evaluate(CELLS_INSIDE, f"{table} td")
+            assert cells["count"] and cells["right"] <= cells["width"], (table, cells)
+        outcome = tab.locator("table.timeline td[data-label] .tag").first
+        assert outcome.is_visible()
+        assert overflow(tab)["scroll"] <= PHONE["width"]
+    finally:
+        context.close()

@@ -175,6 +175,15 @@ def test_timed_out_rows_point_at_the_line_the_tree_was_stuck_on(
         assert re.search(rf"learner/shared/keys.py:({line}|{line + 1}) ", hints[check]), hints
         assert "idempotency_key_for" in hints[check]
     assert "routes.py:1" not in page and "queries.py:1" not in page
+    # Its diagram ends with the call that hung, and an arrow back saying it never answered.
+    steps = re.findall(
+        r'<tr class="step-(\w+)".*?<td class="said"[^>]*>(.*?)</td></tr>',
+        diagrams(stuck_app.test_client(), page)["1"],
+        re.S,
+    )
+    (call_kind, call), (stop_kind, stop) = steps[-2:]
+    assert call_kind == "call" and call.startswith("POST /chat")
+    assert stop_kind == "error" and stop == "&gt; 2 s", steps[-2:]
 
 
 def test_a_syntax_error_row_names_the_file_with_the_trees_path(

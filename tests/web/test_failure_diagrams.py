@@ -78,11 +78,16 @@ def test_the_state_graph_has_its_edges_and_counts_in_a_table(client: FlaskClient
     run_id, _ = send(client, "solution")
     finish(client, "solution", run_id)
     page = client.post(f"/runs/solution/{run_id}/force", headers=HTMX).text
-    edges = dict(
-        re.findall(r'<tr data-edge="([\w-]+)"><td>[^<]*</td>((?:<td>[^<]*</td>){4})</tr>', page)
-    )
-    cells = {edge: re.findall(r"<td>([^<]*)</td>", row) for edge, row in edges.items()}
+    cell = r'<td data-label="[^"]*">[^<]*</td>'
+    edges = dict(re.findall(rf'<tr data-edge="([\w-]+)">{cell}((?:{cell}){{4}})</tr>', page))
+    cells = {
+        edge: re.findall(r'<td data-label="[^"]*">([^<]*)</td>', row) for edge, row in edges.items()
+    }
     assert cells["pending-running"] == ["yes", "1", "0", "0"]
     assert cells["done-running"] == ["no", "0", "1", "0"]
-    states = dict(re.findall(r'<tr data-state="(\w+)"><td>\w+</td><td>(\d+)</td>', page))
+    states = dict(
+        re.findall(
+            r'<tr data-state="(\w+)"><td data-label="\w+">\w+</td><td [^>]*>(\d+)</td>', page
+        )
+    )
     assert states["done"] == "1"

@@ -11,6 +11,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from web.check_rows import build_rows
+
 from .conftest import make_app
 from .pages import HTMX, check_statuses, failing_checks, finished_checks, form_error, wait_for
 
@@ -61,6 +63,8 @@ def test_rows_arrive_while_the_checks_still_run(gated_app: Flask, gate: Path) ->
     client = gated_app.test_client()
     first = start(client, "starter")
     assert 'data-running="yes"' in first and 'hx-trigger="every' in first
+    # Pressed a moment ago: the child is still starting, so no check is said to run yet.
+    assert [check_statuses(first)[key] for key in "12"] == ["starting", "waiting"]
     page = wait_for(
         client, "/checks?tree=starter&store=memory", r'data-check="3" data-status="fail"'
     )
@@ -125,3 +129,23 @@ def test_a_poll_gets_nothing_while_nothing_changed_and_only_the_changed_rows_aft
     assert re.search(r'id="check-summary" data-state="finished" hx-swap-oob="true"', answer.text)
     assert 'id="checks-status"' not in answer.text  # the live region itself is never replaced
     assert 'hx-trigger="every' not in answer.text  # the run is over: polling stops
+
+
+def test_the_first_row_is_starting_until_the_child_says_a_check_began() -> None:
+    """Before any start line the first row is starting; after one, the first unfinished row
+    is running (between two checks too); rows after it wait; an ended run has neither."""
+    one = {"type": "result", "key": "1", "number": 1, "title": "t", "passed": True}
+    statuses = [
+        [row.status for row in build_rows(lines, running=True)][:3]
+        for lines in (
+            [],
+            [{"type": "start", "key": "1"}],
+            [{"type": "start", "key": "1"}, one],
+        )
+    ]
+    assert statuses == [
+        ["starting", "waiting", "waiting"],
+        ["running", "waiting", "waiting"],
+        ["pass", "running", "waiting"],
+    ]
+    assert {row.status for row in build_rows([], running=False)} == {"waiting"}

@@ -43,7 +43,7 @@ def visible_text(markup: str) -> str:
 def verdicts(page: str) -> dict[str, dict[str, str]]:
     """Per path, the numbers its outcome cell carries and the sentence it shows."""
     found = re.findall(
-        r'<td class="verdict ([\w-]+)" data-path="([^"]+)"\s+data-rows="(\d+)" '
+        r'<td class="verdict ([\w-]+)" data-path="([^"]+)" data-label="[^"]*"\s+data-rows="(\d+)" '
         r'data-duplicates="(\d+)" data-run-ids="(\d+)">(.*?)</td>',
         page,
         re.S,

@@ -8,14 +8,18 @@ generated from its unfixed schema, so its bugs reach the database too.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import psycopg2
 import pytest
 from flask.testing import FlaskClient
 from sqlalchemy.engine import make_url
 
+from tests.postgres.conftest import migrate, unfixed_starter_migration
 from tests.support.pgcluster import TempCluster
+from web import bench as bench_module
 
+from .conftest import make_app
 from .pages import HTMX, finish, last_outcome, run_ids, send, status_of, wait_for
 
 pytestmark = pytest.mark.postgres
@@ -165,3 +169,27 @@ def test_a_database_gone_before_the_first_message_is_a_notice_not_a_500(
     assert answer.status_code == 503
     assert "store did not answer" in answer.text and "POST /sessions answered 503" in answer.text
     assert run_ids(answer.text) == []
+
+
+def test_a_bench_on_memory_tries_postgres_again_once_the_tables_are_there(
+    fresh_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before the starter's migration its bench falls back to memory and says a reload tries
+    again; migrated, the next page load finds Postgres, says so, and lists no memory run."""
+    monkeypatch.setattr(bench_module, "RETRY_POSTGRES", 0.0)
+    for app in make_app(DATABASE_URL=fresh_database):
+        client = app.test_client()
+        page = client.get("/runs/starter").text
+        assert "(memory store)" in page and "the bench tries Postgres again" in page
+        old, _fragment = send(client, "starter", client_id="on-memory")
+        again = client.get("/runs/starter").text  # not migrated yet: still memory, run kept
+        assert "(memory store)" in again and old in run_ids(again)
+        unfixed_starter_migration(fresh_database, tmp_path)
+        migrate(fresh_database, "starter", tmp_path)
+        moved = client.get("/runs/starter").text
+        assert "(postgres store)" in moved and "Postgres opened this time" in moved
+        assert run_ids(moved) == [] and "memory store instead" not in moved
+        new, _fragment = send(client, "starter", client_id="on-postgres")
+        assert run_count(fresh_database, "starter") == 1
+        polled = client.get("/runs/starter", headers=HTMX).text
+        assert run_ids(polled) == [new]

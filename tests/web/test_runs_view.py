@@ -245,3 +245,58 @@ def test_a_table_longer_than_one_batch_of_the_host_is_read_whole_and_paged(
     last = client.get("/runs/starter?page=4", headers=HTMX).text
     assert len(run_ids(last)) == 10 and not set(run_ids(last)) & set(run_ids(page.text))
     assert 'id="older-runs"' not in last and 'rel="prev"' in last
+
+
+def journal_creations(page: str) -> list[tuple[str, str, str]]:
+    """Each POST /chat in the attempts timeline: its outcome, its run's tail, and the tail of
+    the first run it links to ('' when none)."""
+    rows = re.findall(r'<tr class="outcome-(\w+)".*?</tr>', page, re.S)
+    found = []
+    for row in re.findall(r'<tr class="outcome-\w+".*?</tr>', page, re.S):
+        if "POST /chat" not in row:
+            continue
+        outcome = re.search(r'data-outcome="(\w+)"', row)
+        tail = re.search(r"<code>…(\w+)</code>", row)
+        first = re.search(r'class="first-run">.*?<code>…(\w+)</code>', row, re.S)
+        assert outcome and tail
+        found.append((outcome.group(1), tail.group(1), first.group(1) if first else ""))
+    assert rows
+    return found
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_a_run_made_again_is_marked_a_duplicate_wherever_it_shows(
+    client: FlaskClient, tree: str
+) -> None:
+    """On the starter the second run of one request is ⚠ in the attempts, in its row and on
+    its page, each linked to the first run; the solution's replay is no duplicate anywhere."""
+    first, _ = send(client, tree, client_id="twice")
+    page = client.post(f"/runs/{tree}/{first}/again", headers=HTMX).text
+    created = journal_creations(page)
+    if not LETS_IT_THROUGH[tree]:
+        assert [outcome for outcome, _tail, _first in created] == ["replayed", "accepted"]
+        assert "duplicate-of" not in page and "first-run" not in page
+        assert 'id="run-duplicate"' not in client.get(f"/runs/{tree}/{first}").text
+        return
+    second = run_ids(page)[0]
+    assert created == [("duplicate", second[-6:], first[-6:]), ("accepted", first[-6:], "")]
+    row = re.search(rf'<tr data-run="{second}".*?</tr>', page, re.S)
+    assert row and f'href="/runs/{tree}/{first}"' in row.group(0) and "⚠" in row.group(0)
+    first_row = re.search(rf'<tr data-run="{first}".*?</tr>', page, re.S)
+    assert first_row and "duplicate-of" not in first_row.group(0)
+    detail = client.get(f"/runs/{tree}/{second}").text
+    notice = re.search(r'id="run-duplicate">(.*?)</p>', detail, re.S)
+    assert notice and f'href="/runs/{tree}/{first}"' in notice.group(1)
+    detail_created = journal_creations(detail)
+    assert detail_created == [("duplicate", second[-6:], first[-6:])]
+
+
+def test_every_copy_of_a_burst_after_the_first_links_to_the_first(client: FlaskClient) -> None:
+    """Eight copies that made eight runs on the starter: seven duplicates of one first run."""
+    page = client.post(
+        "/runs/starter/burst", data={"message": "hi", "copies": "8"}, headers=HTMX
+    ).text
+    created = journal_creations(page)
+    firsts = {first for outcome, _tail, first in created if outcome == "duplicate"}
+    plain = [tail for outcome, tail, _first in created if outcome == "accepted"]
+    assert len(created) == 8 and len(plain) == 1 and firsts == set(plain)
