@@ -29,6 +29,9 @@ SEPARATORS = re.compile("[\u2028\u2029\x85]")
 # Half of a UTF-16 pair on its own: JSON can carry one, and no file or terminal can encode it.
 # Those from U+DC80 to U+DCFF are how Python keeps the bytes of a name that is not UTF-8.
 SURROGATES = re.compile("[\ud800-\udfff]")
+# What Markdown reads as markup in running text or a table cell: HTML, entities, links and
+# images, emphasis, code and strikethrough, the cell's edge, and a backslash that escapes.
+MARKUP = re.compile(r"[<>&\[\]*_`~|]|\\(?=[!-/:-@\[-`{-~])")
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -57,6 +60,18 @@ def clean_text(text: object, limit: int | None = None, *, keep_newlines: bool = 
         value = value.replace("\n", " ")
     value = CONTROLS.sub("", value)
     return clip(value, limit) if limit is not None else value
+
+
+def markdown_text(text: object) -> str:
+    """Untrusted text as Markdown that shows it as written: one line, no HTML, link or cell break.
+
+    Cleaned as clean_text cleans, then every character Markdown reads as
+    markup gets a backslash, CommonMark's escape for ASCII punctuation: a
+    name like `<img src=x onerror=…>` shows as written instead of running, a
+    `|` stays inside its table cell, `![x](url)` fetches nothing. A backslash
+    is doubled only before punctuation, where it would escape the next character.
+    """
+    return MARKUP.sub(r"\\\g<0>", clean_text(text))
 
 
 def clip(text: str, limit: int) -> str:

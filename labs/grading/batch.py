@@ -97,6 +97,9 @@ def prepare(
         database_url=database_url,
         migrations=migrations_beside(found),
         strict=strict,
+        # Feedback names the learner's files from the top of the hand-in, never the copy's.
+        shown_as="" if found == intake.root else found.relative_to(intake.root).as_posix(),
+        hand_in=intake.root.resolve(),
     )
     return Prepared(label, grader, intake)
 

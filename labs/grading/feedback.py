@@ -1,12 +1,13 @@
 """A submission's own feedback: results.json v3, a short Markdown report, and JUnit XML.
 
 `labs grade` writes one folder per submission beside the class table
-(submissions/<name>/), and the pytest entry writes the JUnit file when given
-`--junit PATH`. Every file is made from the Grade and written by the kit's
-one writer (labs/checking/results.py, by way of grading/outputs.py). Texts in
-a grade were cleaned of control characters where they came
-from the learner's process; the XML also drops what XML 1.0 cannot hold, and
-the Markdown fences each message so that no text can end its block early.
+(submissions/<name>/, the name in plain ASCII), and the pytest entry writes
+the JUnit file when given `--junit PATH`. Every file is made from the Grade
+and written by the kit's one writer (labs/checking/results.py, by way of
+grading/outputs.py). Texts in a grade were cleaned of control characters
+where they came from the learner's process; the XML also drops what XML 1.0
+cannot hold, and the Markdown fences each message so that no text can end its
+block early, and escapes the name and the notes it shows outside a fence.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from ..untrusted import markdown_text
 from .criteria import CRITERIA, Grade
 from .outputs import output_folder, write_safely
 from .results import results_json
@@ -25,22 +28,40 @@ FOLDER = "submissions"
 NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def folder_name(label: str, taken: set[str]) -> str:
-    """A file-system name for a submission: letters, digits, dot, dash, underscore; unique."""
-    name = re.sub(r"[^\w.-]", "_", label, flags=re.ASCII).lstrip(".") or "submission"
-    name, stem, number = name[:80], name[:80], 1
-    while name in taken:
+def folder_name(label: str, taken: set[str], place: int = 1) -> str:
+    """A learner's feedback folder: the name in plain ASCII, else learner-NN; never one taken.
+
+    The folders travel (zipped, copied to Windows, uploaded to a learning
+    platform), where a name outside ASCII often turns to mojibake, so
+    "José Núñez" becomes Jose_Nunez by dropping its accents (NFKD). A name
+    with no Latin letter or digit (张伟) is known by its place in the class
+    instead; grades.csv maps each learner to a folder. No separator, no leading
+    dot or dash, and none that differs from another only in case.
+    """
+    plain = unicodedata.normalize("NFKD", label).encode("ascii", "ignore").decode("ascii")
+    name = re.sub(r"[^A-Za-z0-9.-]+", "_", plain).strip("._-")[:80]
+    if not re.search(r"[A-Za-z0-9]", name):
+        name = f"learner-{place:02d}"
+    stem, number = name, 1
+    while name.casefold() in taken:
         number += 1
         name = f"{stem}_{number}"
-    taken.add(name)
+    taken.add(name.casefold())
     return name
+
+
+def folder_names(labels: list[str]) -> list[str]:
+    """Each submission's feedback folder under submissions/, in the class's order."""
+    taken: set[str] = set()
+    return [folder_name(label, taken, place) for place, label in enumerate(labels, start=1)]
 
 
 def markdown_report(grade: Grade) -> str:
     """The grade in a few lines: the score, the notes, then each failing row with its hint."""
-    lines = [f"# {grade.submission}: {grade.score} / {grade.max_score} points", ""]
+    name = markdown_text(grade.submission)
+    lines = [f"# {name}: {grade.score} / {grade.max_score} points", ""]
     if grade.note:
-        lines += [f"Note: {grade.note}", ""]
+        lines += [f"Note: {markdown_text(grade.note)}", ""]
     failing = [(c, o) for c, o in grade.graded() if not o.passed]
     skipped = [c for c in CRITERIA if (o := grade.outcomes.get(c.key)) and o.status == "skip"]
     if not failing:
@@ -48,9 +69,12 @@ def markdown_report(grade: Grade) -> str:
     for criterion, outcome in failing:
         lines += [f"## {criterion.title} (0 / {criterion.points})", ""]
         lines += [*fenced(outcome.message or "(no message)"), ""]
+        # A check's output is its trace (results.json has it); the typecheck's is mypy's errors.
+        if criterion.check is None and outcome.output:
+            lines += [*fenced(outcome.output), ""]
     if skipped:
-        reasons = {grade.outcomes[c.key].message for c in skipped}
-        lines += [f"Not graded here ({len(skipped)} criteria): " + "; ".join(sorted(reasons)), ""]
+        reasons = sorted({markdown_text(grade.outcomes[c.key].message) for c in skipped})
+        lines += [f"Not graded here ({len(skipped)} criteria): " + "; ".join(reasons), ""]
     passed = [c.key for c, o in grade.graded() if o.passed]
     if passed:
         lines += ["Passed: " + ", ".join(passed) + ".", ""]
@@ -119,5 +143,5 @@ def write_feedback(grade: Grade, folder: Path) -> Path:
 
 def write_class_feedback(grades: list[Grade], out: Path) -> list[Path]:
     """One feedback folder per submission under out/submissions/, in the grades' order."""
-    taken: set[str] = set()
-    return [write_feedback(g, out / FOLDER / folder_name(g.submission, taken)) for g in grades]
+    names = folder_names([grade.submission for grade in grades])
+    return [write_feedback(g, out / FOLDER / name) for g, name in zip(grades, names, strict=True)]

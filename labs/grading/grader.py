@@ -15,20 +15,25 @@ from .edits import edits_outside_regions
 from .flags import Flag, criteria_flagged, region_flags
 from .intake import copy_folder, walk
 from .isolate import check_outcomes
-from .migration import judge_migration, migration_files
+from .migration import judge_migration, migration_files, migration_folder
 from .notes import NEEDS_REVIEW, UNSAFE, add_notes, flags_note
 from .on_postgres_checks import postgres_outcomes
+from .places import Places, tree_places
 from .splice import splice
 from .typecheck import typecheck_tree
 
 
-def cleaned(outcome: Outcome) -> Outcome:
-    """An outcome whose texts are safe for a terminal, a CSV and Markdown."""
+def cleaned(outcome: Outcome, places: Places) -> Outcome:
+    """An outcome whose texts are safe to show, its paths the learner's own (places.py).
+
+    Newlines stay: expected, got and hint are lines of their own; each output
+    that holds one line per cell (the class table, the CSV) makes them spaces.
+    """
     return Outcome(
         outcome.status,
-        clean_text(outcome.message),
-        clean_text(outcome.output, keep_newlines=True),
-        clean_text(outcome.test_code, keep_newlines=True),
+        places.shown(clean_text(outcome.message, keep_newlines=True)),
+        places.shown(clean_text(outcome.output, keep_newlines=True)),
+        places.shown(clean_text(outcome.test_code, keep_newlines=True)),
     )
 
 
@@ -80,8 +85,11 @@ class Grader:
         migrations: Path | None = None,
         splicing: bool = True,
         strict: bool = False,
+        shown_as: str | None = None,
+        hand_in: Path | None = None,
     ) -> None:
         self.tree = tree.resolve()  # the tree as handed in
+        given, given_migrations = self.tree, migration_folder(self.tree, migrations)
         found = migration_files(self.tree, migrations)
         beside = migrations or (found[0].parent if found else None)
         self.link_notes: list[str] = []
@@ -115,12 +123,23 @@ class Grader:
                 database_url=database_url,
                 migrations=migrations,
                 splicing=False,
+                shown_as=shown_as,
+                hand_in=hand_in,
             )
             if self.outside
             else None
         )
         self.differ: list[str] = []
         self.unsafe = machine_isolation().mode == "none"
+        # Paths as the learner knows them (shown_as: the tree from the top of the hand-in).
+        self.places = tree_places(
+            given,
+            given_migrations,
+            [self.tree, self.graded_tree],
+            [migrations] if migrations is not None else [],
+            shown_as=shown_as,
+            hand_in=hand_in,
+        )
 
     def outcome(self, criterion: Criterion) -> Outcome:
         """How the tree does on one criterion, its texts cleaned of control characters.
@@ -130,7 +149,7 @@ class Grader:
         nor hide a tree that does not work as handed in (a stub or a setting
         of the hand-in's may pass it as handed in; the spliced tree has none).
         """
-        mine = cleaned(self._outcome(criterion))
+        mine = cleaned(self._outcome(criterion), self.places)
         if self.as_handed_in is not None:
             theirs = self.as_handed_in.outcome(criterion)
             if theirs.status != mine.status and criterion.key not in self.differ:

@@ -56,7 +56,7 @@ def outcomes_of(report: Report) -> dict[int, Outcome]:
         if result.number is not None and result.number in CHECK_NUMBERS:
             outcomes[result.number] = Outcome(
                 "pass" if result.passed else "fail",
-                untrusted(result.message),
+                untrusted(result.message, lines=True),  # expected, got, hint: a line each
                 untrusted("\n".join(result.trace_lines())[:OUTPUT_LIMIT], lines=True),
                 untrusted(result.test_code, lines=True, limit=8000),
             )

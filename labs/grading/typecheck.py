@@ -30,6 +30,7 @@ from labs.sandbox.limits import Limits, MiB
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree
 
+from ..untrusted import clip
 from .criteria import Outcome
 from .isolate import child_env
 
@@ -41,6 +42,8 @@ TYPECHECK_LIMITS = Limits(
     memory=3072 * MiB,
     output_bytes=8 * MiB,
 )
+ERRORS_SHOWN = 5  # mypy's first errors are the ones to fix first; the rest often follow from them
+ERROR_LINE_LIMIT = 300
 CUT = "bytes of output left out"  # CappedOutput's mark where it dropped the middle
 MYPY_ERROR = re.compile(r"^(?P<path>[^:\s][^:]*):\d+(:\d+)?: error:")
 # The trees' settings, as in pyproject.toml's [tool.mypy] (a test keeps the two the same);
@@ -161,9 +164,18 @@ def inside(tree: Path, line: str, cwd: Path) -> bool:
 
 
 def type_errors(tree: Path, errors: list[str]) -> Outcome:
-    """A failed typecheck showing the first errors, with paths relative to the tree."""
-    shown = "\n".join(errors[:10]).replace(str(tree) + os.sep, "")
-    return Outcome("fail", f"{len(errors)} type error(s) in the tree", shown[:500])
+    """A failed typecheck showing mypy's first errors whole, paths from the tree's folder.
+
+    A path starts at the tree's own folder (`starter/shared/keys.py:14`), as in
+    the learner's checkout; the grader names the folder as the hand-in does (places.py).
+    """
+    shown = [
+        clip(line.replace(str(tree.parent) + os.sep, ""), ERROR_LINE_LIMIT)
+        for line in errors[:ERRORS_SHOWN]
+    ]
+    if len(errors) > ERRORS_SHOWN:
+        shown.append(f"… and {len(errors) - ERRORS_SHOWN} more")
+    return Outcome("fail", f"{len(errors)} type error(s) in the tree", "\n".join(shown))
 
 
 def typecheck_tree(tree: Path, name: str, timeout: float) -> Outcome:

@@ -105,7 +105,7 @@ def read_run(
         if path.is_file() and not path.is_symlink():
             files[name] = path.read_text(encoding="utf-8")
     if "grades.csv" in files:
-        with (folder / "grades.csv").open(encoding="utf-8", newline="") as table:
+        with (folder / "grades.csv").open(encoding="utf-8-sig", newline="") as table:
             rows = {row["submission"]: row for row in csv.DictReader(table)}
     return ClassRun(mode, done_code, out, err, rows, files, victim)
 

@@ -118,7 +118,7 @@ def test_the_grade_command_prints_a_row_each_and_writes_csv_and_markdown(
     assert result.returncode == 0, result.stderr
     table = result.stdout.splitlines()
     assert [line.split()[0] for line in table[1:4]] == ["ben", "dev", "hal"]
-    with (tmp_path / "grades.csv").open(encoding="utf-8") as rows:
+    with (tmp_path / "grades.csv").open(encoding="utf-8-sig") as rows:
         graded = {row["submission"]: row for row in csv.DictReader(rows)}
     assert graded["ben"]["6"] == "pass" and graded["ben"]["3"] == "fail"
     assert graded["hal"]["score"] == "0"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -18,7 +19,7 @@ from labs.checking.results import write_results
 from labs.checking.runner import Report, run_checks
 from labs.grading.criteria import CRITERIA, MEMORY_POINTS, Grade, Outcome
 from labs.grading.errors import OutputError
-from labs.grading.feedback import folder_name, junit_xml, markdown_report, write_feedback
+from labs.grading.feedback import folder_names, junit_xml, markdown_report, write_feedback
 from labs.grading.grader import Grader
 from labs.grading.results import results_json, score_lines
 from labs.term.watch import watch_tree
@@ -181,11 +182,40 @@ def test_feedback_files_are_written_by_the_one_writer_and_never_through_a_link(
         write_feedback(grade, linked)
 
 
-def test_folder_names_are_plain_and_unique() -> None:
-    """A learner's file name becomes a safe folder name; two alike are told apart."""
-    taken: set[str] = set()
-    names = [folder_name(label, taken) for label in ("../ada", "ada", "a b\u202e", "")]
-    assert names == ["_ada", "ada", "a_b_", "submission"]
+NAMES = [
+    "张伟",
+    "李娜",
+    "José Núñez",
+    "Jose Nunez",
+    "Zoë O'Brien",
+    "Иван Петров",
+    "🦊",
+    "ada",
+    "ADA",
+    "../ada",
+    "..",
+    ".hidden",
+    "-rf",
+    "a/b\\c",
+    "a b\u202e",
+    "",
+    "learner-01",
+    "王芳 (Wang Fang)",
+]
+SAFE_FOLDER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def test_feedback_folders_are_safe_unique_and_named_for_the_learner_where_they_can_be() -> None:
+    """ASCII without accents, else the learner's place in the class; never a clash or a dot."""
+    folders = folder_names(NAMES)
+    assert all(SAFE_FOLDER.fullmatch(folder) for folder in folders), folders
+    assert len({folder.casefold() for folder in folders}) == len(NAMES)
+    shown = dict(zip(NAMES, folders, strict=True))
+    assert shown["José Núñez"] == "Jose_Nunez" and shown["Jose Nunez"] == "Jose_Nunez_2"
+    assert shown["Zoë O'Brien"] == "Zoe_O_Brien" and shown["王芳 (Wang Fang)"] == "Wang_Fang"
+    assert (shown["张伟"], shown["李娜"], shown["🦊"]) == ("learner-01", "learner-02", "learner-07")
+    assert shown["Иван Петров"] == "learner-06"
+    assert shown["learner-01"] == "learner-01_2"  # a name can never take a place's folder
 
 
 def test_labs_grade_writes_a_folder_per_submission_beside_the_class_table(

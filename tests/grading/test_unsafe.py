@@ -64,7 +64,7 @@ def test_told_to_grade_anyway_every_report_says_there_was_no_sandbox(
     assert graded.returncode == 0, graded.stderr[-2000:]
     assert SAYS in graded.stdout
     assert Isolation("none", False, False, "rlimits").describe() in graded.stdout
-    with (out / "grades.csv").open(encoding="utf-8") as table:
+    with (out / "grades.csv").open(encoding="utf-8-sig") as table:
         assert UNSAFE in next(csv.DictReader(table))["note"]
     assert SAYS in (out / "grades.md").read_text(encoding="utf-8")
     results = folder / "unsafe.json"
