@@ -7,11 +7,19 @@ import os
 import sys
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
 from labs.sandbox.errors import NoIsolationError
-from labs.sandbox.modes import UNSAFE_FLAG, allow_unsafe, machine_isolation
+from labs.sandbox.modes import (
+    BWRAP_FLAG,
+    BWRAP_HELP,
+    UNSAFE_FLAG,
+    allow_unsafe,
+    machine_isolation,
+    require_isolation,
+)
 from labs.sandbox.network import url_needs_network
 from labs.term import i18n
 from labs.term.i18n import _
@@ -45,8 +53,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--out",
         type=Path,
-        default=Path("."),
-        help=_("folder for grades.csv and grades.md (default: here)"),
+        default=None,
+        help=_(
+            "folder for grades.csv, grades.md and submissions/ "
+            "(default: a new grades-DATE-TIME folder here)"
+        ),
     )
     parser.add_argument(
         "--jobs",
@@ -65,6 +76,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_true",
         help=_("score 0 the criteria whose region code reaches outside the lesson"),
     )
+    parser.add_argument(BWRAP_FLAG, action="store_true", help=_(BWRAP_HELP))
     parser.add_argument(
         UNSAFE_FLAG,
         action="store_true",
@@ -111,12 +123,30 @@ class Progress:
             print(file=self.stream)
 
 
+def default_out(now: datetime, here: Path | None = None) -> Path:
+    """A folder named for the run's minute in the current folder: grades-2025-03-14-0930.
+
+    Grades hold learners' names and work: never loose files in whatever folder
+    the command ran from, and never a folder git would offer to commit in this
+    repository (its .gitignore ignores grades-*/). A later run writes a folder
+    of its own, so a learner missing from it leaves no stale report behind.
+    """
+    return (here or Path.cwd()) / f"grades-{now:%Y-%m-%d-%H%M}"
+
+
 def run(args: argparse.Namespace) -> int:
     """Grade, print the table, write the files; exit 0 when grading itself worked."""
     # Grades are records an instructor compares and programs read: always in English.
     i18n.use(i18n.ENGLISH)
     os.umask(GRADER_UMASK)  # grades are the instructor's: no one else reads them
     allow_unsafe(args.unsafe_no_sandbox)
+    try:  # before anything is written: the first line names the mode, or why none will do
+        isolation = require_isolation(bwrap=args.require_bwrap)
+    except NoIsolationError as error:
+        print(f"grade: {error}", file=sys.stderr)
+        return 2
+    print(isolation.describe(), file=sys.stderr, flush=True)
+    args.out = args.out or default_out(datetime.now())
     try:
         output_folder(args.out)
     except OutputError as error:

@@ -12,8 +12,9 @@ classroom service: every push runs one job that
 - grades every criterion once, as root from an empty environment (`env -i`:
   nothing but PATH and the Postgres service's URL; GITHUB_TOKEN and the
   runner's variables stay behind), the learner's code only in the sandbox,
-  into a new folder of its own under /var/lib/lab-grading (a runner that
-  keeps its files grades each job afresh);
+  which must be bubblewrap's (`--require-bwrap`: the job fails rather than
+  grade with less), into a new folder of its own under /var/lib/lab-grading
+  (a runner that keeps its files grades each job afresh);
 - puts the points table in the job's summary ($GITHUB_STEP_SUMMARY), uploads
   results.json and junit.xml as an artifact, and fails unless every criterion
   passed.
@@ -26,6 +27,8 @@ writes the learner repository's copy with the real values.
 from __future__ import annotations
 
 import re
+
+from labs.sandbox.modes import BWRAP_FLAG
 
 WORKFLOW_PATH = ".github/workflows/grade.yml"
 PLACEHOLDER_REPOSITORY = "your-org/mini-koda-lab-template"
@@ -54,7 +57,8 @@ INSTALL_COMMANDS = (
 GRADE_COMMANDS = (
     "cd /",
     f"sudo env -i PATH=/usr/bin:/bin DATABASE_URL={DATABASE_URL} "
-    f'{KIT} -m labs.grading.autograde grade --tree "$GITHUB_WORKSPACE/{SUBMISSION}/starter" '
+    f"{KIT} -m labs.grading.autograde grade {BWRAP_FLAG} "
+    f'--tree "$GITHUB_WORKSPACE/{SUBMISSION}/starter" '
     f'--into {RESULTS} | tee "$RUNNER_TEMP/grading.log"',
     'folder=$(tail -n 1 "$RUNNER_TEMP/grading.log")',
     'mkdir -p "$RUNNER_TEMP/grade"',

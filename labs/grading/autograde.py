@@ -8,7 +8,7 @@ control, as root:
 python -I -m labs.grading.autograde prepare
     builds the typecheck's baseline cache beside the installed kit, so no
     later step writes there.
-python -I -m labs.grading.autograde grade --tree PATH --into DIR
+python -I -m labs.grading.autograde grade [--require-bwrap] --tree PATH --into DIR
     grades every criterion once, the learner's code only in the sandbox, into
     a new folder of an unpredictable name under DIR (0700, the grader's own,
     a fresh one each run), and writes there, beside the kit's results.json and
@@ -17,7 +17,9 @@ python -I -m labs.grading.autograde grade --tree PATH --into DIR
     Actions). Its last line of output is that folder. It exits 0 when every
     criterion was graded, whatever the score; 3 when some could not be (no
     database, a grading machine's failure): the platforms' infrastructure
-    error.
+    error. With --require-bwrap (as every recipe of the kit runs it) it
+    refuses, before anything starts, on a machine where bubblewrap cannot
+    isolate the submission, with that same exit code.
 
 Without DATABASE_URL, a throwaway Postgres is started when its server
 binaries are installed (as GitHub's runners have them); the Postgres
@@ -32,6 +34,9 @@ import os
 import sys
 from pathlib import Path
 
+from labs.sandbox.errors import NoIsolationError
+from labs.sandbox.modes import BWRAP_FLAG, BWRAP_HELP, require_isolation
+from labs.term.i18n import _
 from labs.version import version_text
 
 from .outputs import GRADER_UMASK, private_results_folder, read_private, write_safely
@@ -51,7 +56,7 @@ def prepare() -> int:
     return 0
 
 
-def grade(tree: Path, into: Path) -> int:
+def grade(tree: Path, into: Path, require_bwrap: bool = False) -> int:
     """Grade tree once into a fresh private folder under into; write every platform's file."""
     from .platforms import classroom50_result, feedback_markdown, gradescope_results, step_summary
     from .pytest_main import main
@@ -59,6 +64,11 @@ def grade(tree: Path, into: Path) -> int:
     os.umask(GRADER_UMASK)
     if not (tree / "__init__.py").is_file():
         print(f"autograde: {tree} is not a lab tree (no __init__.py): nothing graded")
+        return NOT_GRADED
+    try:  # before a throwaway Postgres starts or a folder is made (pytest_main says it again)
+        require_isolation(bwrap=require_bwrap)
+    except NoIsolationError as error:
+        print(f"autograde: {error}", file=sys.stderr)
         return NOT_GRADED
     if not os.environ.get("DATABASE_URL"):
         from .errors import GradingRefusedError
@@ -78,6 +88,7 @@ def grade(tree: Path, into: Path) -> int:
             f"--lab-results={folder / RESULTS}",
             f"--junit={folder / JUNIT}",
             "-q",
+            *([BWRAP_FLAG] if require_bwrap else []),
         ]
     )
     try:
@@ -109,13 +120,14 @@ def main(argv: list[str] | None = None) -> int:
     grading = commands.add_parser("grade", help="grade a tree once, as root")
     grading.add_argument("--tree", type=Path, required=True)
     grading.add_argument("--into", type=Path, required=True)
+    grading.add_argument(BWRAP_FLAG, action="store_true", help=_(BWRAP_HELP))
     args = parser.parse_args(argv)
     if args.command == "prepare":
         return prepare()
     from .errors import OutputError
 
     try:
-        return grade(args.tree, args.into)
+        return grade(args.tree, args.into, args.require_bwrap)
     except OutputError as error:
         print(f"autograde: {error}", file=sys.stderr)
         return NOT_GRADED

@@ -12,9 +12,11 @@ learner's is imported, read as configuration, or run outside the sandbox:
   with an environment of nothing but PATH, HOME, LANG and DATABASE_URL;
 - the kit is the wheel beside this file, checked against its SHA-256, installed
   into a root-owned virtualenv of its own, each command there run with `-I`;
-- each run grades into a new folder of its own (the learner's code only in the
-  sandbox), and the platform's files are copied from there: into the checkout
-  by the unprivileged user that owns it (Classroom 50), into
+  bubblewrap is installed with apt where it is missing;
+- each run grades into a new folder of its own, the learner's code only in the
+  sandbox, which must be bubblewrap's (`--require-bwrap`: any other is refused,
+  an infrastructure error), and the platform's files are copied from there:
+  into the checkout by the unprivileged user that owns it (Classroom 50), into
   /autograder/results (Gradescope).
 
 Exit 0: graded, whatever the score. Anything else: the grading machine failed.
@@ -86,8 +88,27 @@ def wheel_digest(wheel: Path) -> str:
     return digest.hexdigest()
 
 
+def install_bubblewrap() -> None:
+    """bubblewrap from apt where the machine lacks it: grading refuses to run without it."""
+    if shutil.which("bwrap", path=SAFE_PATH):
+        return
+    steps = [
+        ["apt-get", "update", "-qq"],
+        ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", "bubblewrap"],
+    ]
+    for step in steps:
+        try:
+            done = run(step, Path("/"))
+        except OSError as error:
+            raise Refused(f"no bubblewrap, and apt-get could not install it: {error}") from None
+        if done.returncode != 0:
+            command = " ".join(step[-5:])
+            raise Refused(f"installing bubblewrap failed: {command} (exit {done.returncode})")
+
+
 def install() -> Path:
     """The kit's virtualenv, root-owned, made once per wheel: its python."""
+    install_bubblewrap()
     wheel = HERE / KIT_WHEEL
     if not wheel.is_file() or wheel_digest(wheel) != KIT_SHA256:
         raise Refused(f"{wheel} is missing or is not the kit this autograder was written for")
@@ -136,6 +157,7 @@ def grade(tree: Path) -> tuple[int, Path | None]:
             "-m",
             "labs.grading.autograde",
             "grade",
+            "--require-bwrap",
             "--tree",
             str(tree),
             "--into",

@@ -32,6 +32,9 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from labs.sandbox.errors import NoIsolationError
+from labs.sandbox.modes import BWRAP_FLAG, BWRAP_HELP, allow_unsafe, require_isolation
+from labs.term.i18n import _
 from labs.version import version_text
 
 if TYPE_CHECKING:
@@ -74,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="grade even where no sandbox can be had: the learner's code runs as you",
     )
+    parser.add_argument(BWRAP_FLAG, action="store_true", help=_(BWRAP_HELP))
     parser.add_argument("-q", "--quiet", action="count", default=0, help="less output")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more output")
     return parser
@@ -105,6 +109,7 @@ def pytest_arguments(options: argparse.Namespace, ini: Path) -> list[str]:
     arguments += [f"--lab-only={keys}" for keys in options.lab_only or []]
     arguments += ["--lab-strict"] * options.lab_strict
     arguments += ["--unsafe-no-sandbox"] * options.unsafe_no_sandbox
+    arguments += [BWRAP_FLAG] * options.require_bwrap
     arguments += ["-q"] * options.quiet + ["-v"] * options.verbose
     return arguments
 
@@ -146,6 +151,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
 
+    allow_unsafe(options.unsafe_no_sandbox)
+    try:  # the first line names the sandbox's mode, or says why grading will not start
+        isolation = require_isolation(bwrap=options.require_bwrap)
+    except NoIsolationError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return int(pytest.ExitCode.USAGE_ERROR)
+    print(isolation.describe(), file=sys.stderr, flush=True)
     os.umask(0o077)  # the grades are the grader's: no one else reads them
     for name in DROPPED_ENV:
         os.environ.pop(name, None)

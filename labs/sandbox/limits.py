@@ -43,18 +43,19 @@ class Isolation:
         return self.mode == "bwrap"
 
     def describe(self) -> str:
-        """One line for a report."""
+        """One line for a report, naming the mode first."""
         if self.mode == "none":
             return (
-                "NO SANDBOX (--unsafe-no-sandbox): the learner's code ran with the grader's "
-                "rights, saw its files and processes, and may have outlived grading"
+                "sandbox mode none: NO SANDBOX (--unsafe-no-sandbox): the learner's code runs "
+                "with the grader's rights, sees its files and processes, and may outlive grading"
             )
         user = "a user of its own" if self.own_user else "the grader's user"
         where = (
-            "its own PID, mount and network namespaces (bwrap), seeing only its tree, "
+            "its own PID, mount and network namespaces, seeing only its tree, "
             "the kit and Python, read-only"
             if self.namespaces
-            else "no namespaces but the network's (no bwrap): other processes are in view"
+            else "no namespaces but the network's (no working bwrap: apt-get install "
+            "bubblewrap): other processes are in view"
         )
         network = "no network" if self.no_network else "network not isolated"
         caps = (
@@ -62,4 +63,7 @@ class Isolation:
             if self.caps == "cgroup"
             else "memory and processes capped by rlimits and a watch"
         )
-        return f"sandbox: {user}; {where}; {network}; {caps}; private temp dir; minimal environment"
+        return (
+            f"sandbox mode {self.mode}: {user}; {where}; {network}; {caps}; "
+            "private temp dir; minimal environment"
+        )

@@ -10,6 +10,9 @@
     none    neither: grading refuses (NoIsolationError) unless the instructor
             said --unsafe-no-sandbox (allow_unsafe), and every report says so.
 
+A grading run names its mode on its first line. With --require-bwrap (what
+every CI recipe of the kit passes) it refuses to start in any mode but bwrap.
+
 Memory and processes are capped by a cgroup where one can be had (root),
 else by rlimits and the sandbox's watch (see box.py).
 """
@@ -20,6 +23,8 @@ import os
 import shutil
 import subprocess
 
+from labs.term.i18n import N_, _
+
 from .cgroups import Cgroup
 from .errors import NoIsolationError
 from .limits import Isolation, Limits
@@ -27,6 +32,9 @@ from .trampoline import covers, network_namespaces, trampoline
 from .users import SLOTS, UID_BASE
 
 UNSAFE_FLAG = "--unsafe-no-sandbox"
+BWRAP_FLAG = "--require-bwrap"
+BWRAP_HELP = N_("refuse to grade unless bubblewrap can isolate each submission (CI's default)")
+INSTALL_BWRAP = "apt-get install bubblewrap"
 _unsafe = False
 _probed: dict[tuple[int, str], bool] = {}
 _cgroups: bool | None = None
@@ -107,9 +115,17 @@ def machine_isolation(network: bool = False) -> Isolation:
     return Isolation("none", False, False, "rlimits")
 
 
-def require_isolation() -> Isolation:
-    """The machine's isolation; NoIsolationError when there is none and unsafe was not allowed."""
+def require_isolation(bwrap: bool = False) -> Isolation:
+    """The machine's isolation; NoIsolationError when there is none and unsafe was not allowed,
+    or when bwrap (--require-bwrap) asks for the bwrap mode and the machine gives another."""
     isolation = machine_isolation()
+    if bwrap and isolation.mode != "bwrap":
+        raise NoIsolationError(
+            _(
+                "refusing to grade: {flag} was given and no working bwrap was found on PATH "
+                "(this machine would grade in the {mode} mode); install it: {fix}"
+            ).format(flag=BWRAP_FLAG, mode=isolation.mode, fix=INSTALL_BWRAP)
+        )
     if isolation.mode == "none" and not _unsafe:
         raise NoIsolationError(
             "refusing to grade: this machine gives the learner's code no sandbox (no bwrap "

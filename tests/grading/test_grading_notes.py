@@ -138,11 +138,11 @@ def test_an_edit_outside_the_regions_cannot_raise_the_score(tmp_path: Path) -> N
 def test_an_import_written_above_a_region_costs_nothing(tmp_path: Path) -> None:
     """A solved tree whose region uses a module imported at the top keeps all six passes."""
     tree = make.fixed(tmp_path / "tidy") / "starter"
-    make.replace_in(tree / "shared" / "keys.py", r"(import time\n)", r"\1import string\n")
+    make.replace_in(tree / "shared" / "keys.py", r"(import time\n)", r"\1import unicodedata\n")
     make.replace_in(
         tree / "shared" / "keys.py",
         r"(    # TODO\(check 3\)[^\n]*\n)",
-        r"\1    assert string.ascii_letters  # needs the import above\n",
+        r"\1    assert unicodedata.category('a')  # needs the import above\n",
     )
     grade = Grader(tree, timeout=20.0).grade("tidy")
     memory = {grade.outcomes[f"memory-{n}"].status for n in range(1, 7)}
@@ -156,7 +156,7 @@ def test_a_grade_that_needs_review_says_so_in_its_own_column(tmp_path: Path) -> 
     grade = Grade("sly", notes=[NEEDS_REVIEW + "as handed in it grades differently"])
     plain = Grade("ada")
     write_csv([grade, plain], tmp_path / "grades.csv")
-    with (tmp_path / "grades.csv").open(encoding="utf-8") as rows:
+    with (tmp_path / "grades.csv").open(encoding="utf-8-sig") as rows:
         review = {row["submission"]: row["review"] for row in csv.DictReader(rows)}
     assert review == {"sly": "needs review", "ada": ""}
     assert "needs review" in next(line for line in table_lines([grade]) if line.startswith("sly"))
