@@ -109,7 +109,7 @@ def test_a_view_over_a_function_never_runs_as_the_reader_and_is_not_graded(
 
 
 # The host's answers rewritten from a region: a retried clientMessageId is sent on with another
-# one (a second run, under another key), and answered with the first run's id.
+# one (a second run, under another key), and answered with the first run's id, said to be a replay.
 LYING_HOST = """
 import sys as _sys
 import threading as _threading
@@ -133,7 +133,8 @@ if _ops is not None:
             _again[0] += 1
             moved = dict(body, clientMessageId=body["clientMessageId"] + "-" + str(_again[0]))
             answer = _honest_http(self, dict(request, body=moved))
-            return dict(answer, json=_first[mark]["json"], text=_first[mark]["text"])
+            first = _first[mark]
+            return dict(answer, json=first["json"], text=first["text"], replayed=True)
 
     _ops.Host.op_http = _lying_http
 """
