@@ -63,13 +63,13 @@ def send(tab: Any, client_id: str, *, fail: bool = False) -> str:
     before = tab.locator("#last-outcome").all_inner_texts()
     tab.click("#send")
     # Wait for this answer, not the last one: in these tests each send changes the sentence.
-    # htmx copies the new attributes (the outcome's tone) once the swap has settled.
+    # htmx gives the new outcome its own attributes (its tone) only once it has settled, when
+    # it takes htmx-added away.
     tab.wait_for_function(
         """before => {
           const now = document.querySelector('#last-outcome');
-          const live = document.querySelector('#runs-live');
           return now && now.innerText.includes('202') && now.innerText !== (before[0] || '')
-            && live && !live.classList.contains('htmx-settling');
+            && !now.classList.contains('htmx-added');
         }""",
         arg=before,
     )
