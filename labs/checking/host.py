@@ -132,12 +132,19 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
     gc.freeze()  # the libraries and the tree stay: collections skip them from now on
     _write(answers, {"id": "hello", "ok": True, "value": host.hello(), "events": []})
     writing = threading.Lock()  # the answer and a partial one never interleave
+    running: list[object] = [None]  # the request being answered, changed under writing
 
-    def send_events_so_far(token: object) -> None:
+    def send_events_so_far(request: dict[str, Any]) -> None:
         with writing:
+            if running[0] is not request:  # answered meanwhile: its arrows went with it
+                return
+            # Dumped from this thread, which holds the GIL, so no thread's frames change
+            # meanwhile: faulthandler's own timer dumps without it, and crashed the host
+            # when a thread started or ended at that moment.
+            faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
             events = host.take_events()
             if events:
-                _write(answers, {"id": token, "partial": True, "events": events})
+                _write(answers, {"id": request.get("id"), "partial": True, "events": events})
 
     for line in requests:
         try:
@@ -147,19 +154,20 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
         if not isinstance(request, dict):
             continue
         stack_after = request.get("stack_after")
+        with writing:
+            running[0] = request
         watch = None
         if isinstance(stack_after, int | float) and stack_after > 0:
             # A request that never ends leaves every thread's stack in the capped output,
             # and its arrows so far with the driver.
-            faulthandler.dump_traceback_later(stack_after, file=sys.stderr)
-            watch = threading.Timer(stack_after, send_events_so_far, (request.get("id"),))
+            watch = threading.Timer(stack_after, send_events_so_far, (request,))
             watch.daemon = True
             watch.start()
         answer = host.answer(request)
-        faulthandler.cancel_dump_traceback_later()
         if watch is not None:
             watch.cancel()
         with writing:
+            running[0] = None
             answer["id"] = request.get("id")
             answer["events"] = host.take_events()
             _write(answers, answer)

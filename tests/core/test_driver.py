@@ -17,6 +17,7 @@ from labs.checking.errors import RefusedError
 from labs.checking.launch import ExecLauncher, ForkLauncher
 from labs.checking.protocol import HostSpec
 from labs.checking.runner import run_checks
+from labs.checking.session import HostSession
 from labs.trees.finding import REPO_ROOT, find_tree
 
 FINAL_LINE = "{} passed, {} failed"
@@ -307,3 +308,45 @@ def test_a_hung_checks_trace_ends_with_the_call_that_never_came_back(
     assert call.kind == "call" and (call.source, call.target) == lanes
     assert stopped.kind == "error" and (stopped.source, stopped.target) == lanes[::-1]
     assert stopped.text == "> 2 s (no answer: stopped at the time limit)"
+
+
+CHURN = """
+
+import threading as _threading
+import time as _time
+
+_shipped_key = idempotency_key_for
+
+
+def idempotency_key_for(*args, **kwargs):  # a learner's key that starts and ends threads
+    ends = _time.monotonic() + 0.3
+    while _time.monotonic() < ends:
+        worker = _threading.Thread(target=sum, args=([1, 2],))
+        worker.start()
+        worker.join()
+    return _shipped_key(*args, **kwargs)
+"""
+
+
+def test_a_late_request_leaves_its_stacks_and_the_host_alive_while_threads_come_and_go(
+    tmp_path: Path,
+) -> None:
+    """The stacks of a late request are printed mid-churn of threads: the host lives on."""
+    copy = copy_tree("solution", tmp_path / "churn")
+    with (copy / "shared" / "keys.py").open("a", encoding="utf-8") as keys:
+        keys.write(CHURN)
+    session = HostSession.start(ExecLauncher(), HostSpec(copy, "memory", package="labtree_churn"))
+    try:
+        for turn in range(12):
+            session.deadline = time.monotonic() + 30
+            session.process.send(
+                {"id": str(turn), "op": "key", "stack_after": 0.05, "session_id": "s",
+                 "client_message_id": None, "message": f"m{turn}"}
+            )  # fmt: skip
+            answer = session.process.receive(30)
+            while answer.get("partial") is True:
+                answer = session.process.receive(30)
+            assert answer.get("ok") is True, (turn, session.process.stderr_tail())
+        assert "idempotency_key_for" in session.process.stderr_tail()
+    finally:
+        session.kill()
