@@ -10,7 +10,7 @@ driver.py       one check at a time, within its time limit, into a CheckResult
                 (result.py)
 context.py      what a check runs in; definition.py what a check is
 checks/         the six, one module each (check 3's key rule in keys_in_time.py);
-                extra.py the extra checks
+                extra.py the extra checks; rules.py the rule each failure names
 runner.py       all of them into a Report; report.py and results.py print it and
                 write results.json
 trace.py, tidy.py, hints.py, selftest.py   the calls recorded, the shared database

@@ -22,6 +22,7 @@ from labs.untrusted import clean_text
 from .database import Database
 from .errors import CheckFailedError, RefusedError
 from .hints import Hint, hint_for
+from .rules import ACCEPTS_MESSAGE, OPENS_SESSION, Rule
 from .session import HostSession
 
 WORDS = (
@@ -159,6 +160,7 @@ class CheckContext:
             answer.status == 201 and isinstance(session_id, str),
             _("POST /sessions -> 201 {sessionId}"),
             answer.shown(),
+            rule=OPENS_SESSION,
         )
         return str(session_id)
 
@@ -171,6 +173,7 @@ class CheckContext:
             answer.status == 202 and isinstance(run_id, str),
             _("POST /chat -> 202 {runId, status}"),
             answer.shown(),
+            rule=ACCEPTS_MESSAGE,
         )
         return record(self.store("get_run", run_id, traced=False))
 
@@ -249,7 +252,23 @@ def record(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def expect(condition: bool, expected: str, got: str, hint: Hint | None = None) -> None:
-    """Raise CheckFailedError unless condition holds."""
+def expect(
+    condition: bool, expected: str, got: str, hint: Hint | None = None, *, rule: Rule | None = None
+) -> None:
+    """Raise CheckFailedError unless condition holds, naming the rule it stands for."""
     if not condition:
-        raise CheckFailedError(expected, got, hint)
+        raise CheckFailedError(expected, got, hint, (rule,) if rule else ())
+
+
+def expect_all(hint: Hint | None, *expectations: tuple[bool, str, str, Rule]) -> None:
+    """Each (condition, expected, got, rule) as expect would judge it, all at once.
+
+    For expectations judged on answers already in hand: the failure says what
+    the first one that does not hold expected, and names the rule of every one
+    that does not hold, so a class report lists a learner under each.
+    """
+    broken = [expectation for expectation in expectations if not expectation[0]]
+    if broken:
+        _holds, expected, got, _rule = broken[0]
+        rules = tuple(dict.fromkeys(found[3] for found in broken))
+        raise CheckFailedError(expected, got, hint, rules)

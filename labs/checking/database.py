@@ -28,6 +28,7 @@ from labs.term.i18n import _
 from labs.untrusted import clean_text
 
 from .errors import CheckFailedError
+from .rules import ROWS_NAMED
 
 T = TypeVar("T")
 # A tree that holds a lock on its own tables, or a read that runs away, ends the read.
@@ -173,6 +174,7 @@ class Database:
                     ).format(
                         rows=len(stored), extra=len(stored - named), missing=len(named - stored)
                     ),
+                    rules=(ROWS_NAMED,),
                 )
 
     def audit(self) -> None:

@@ -51,3 +51,8 @@ def check(number: int, title: str, default_hint: str) -> Callable[[CheckFunction
         return Check(number, title, run, default_hint)
 
     return make
+
+
+def first_paragraph(docstring: str) -> str:
+    """A docstring's first paragraph on one line: what a check says it does."""
+    return " ".join(docstring.split("\n\n")[0].split())

@@ -14,17 +14,16 @@ from __future__ import annotations
 import inspect
 import os
 import time
-from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from labs.term.i18n import _
 from labs.trees.finding import Tree
 from labs.untrusted import clean_text
 
+from . import rules
 from .context import CheckContext
 from .database import Database
-from .definition import Check, ExtraCheck
+from .definition import Check, ExtraCheck, first_paragraph
 from .errors import (
     CheckFailedError,
     HostError,
@@ -113,10 +112,11 @@ class Driver:
     def run(self, check: Check | ExtraCheck, title: str) -> CheckResult:
         """Run one check within the time limit and return its result, titled as given."""
         started = time.perf_counter()
-        result = CheckResult(check.key, check.number, title, test_code=_source(check.run))
+        result = CheckResult(check.key, check.number, title, test_code=what_it_does(check))
         session: HostSession | None = None
         try:
             session = self.start()
+            session.process.mark_output()  # what the tree prints from here on is this check's
             session.deadline = time.monotonic() + self.check_timeout
             session.take_events()
             session.call("open_store")
@@ -134,6 +134,7 @@ class Driver:
             result.passed = True
         except CheckFailedError as failure:
             result.expected, result.got, result.hint = failure.expected, failure.got, failure.hint
+            result.rules = failure.rules
         except HostTimeoutError:
             result.expected = _("the check to finish within {seconds:g} s").format(
                 seconds=self.check_timeout
@@ -142,6 +143,7 @@ class Driver:
                 "still running after {seconds:g} s (an endless loop, or a lock never released?): "
                 "stopped, and the checks that remain run on a new host"
             ).format(seconds=self.check_timeout)
+            result.rules = (rules.did_not_finish(check.key),)
             if session is not None:  # where the host was stuck, from the stacks it printed
                 result.hint = stuck_at(self.tree, session.process.stderr_tail(), session.root)
                 hung = unanswered(session.events)
@@ -155,23 +157,28 @@ class Driver:
             tail = clean_text(session.process.stderr_tail().strip(), 400) if session else ""
             result.expected = _("the check to run to the end")
             result.got = _("the tree's host stopped answering ({error})").format(error=error)
+            result.rules = (rules.host_stopped(check.key),)
             if tail:
                 result.got += _("; its last output: {tail}").format(tail=tail)
             self.stop()
         except TreeDoesNotImportError as error:
             result.expected, result.got = _("the tree to import"), clean_text(error, 400)
+            result.ran = False
         except RefusedError as error:
             result.expected = _("the check to run to the end")
             result.got = error.describe()
+            result.rules = (rules.raised(check.key),)
         except Exception as error:  # a malformed answer: the tree's fault, never a crash
             result.expected = _("answers the check can read")
             result.got = clean_text(f"{type(error).__name__}: {error}", 300)
+            result.rules = (rules.unreadable(check.key),)
         if not result.passed and result.hint is None:
             # An extra check's failures point at the check-3 TODO of its file.
             result.hint = hint_for(self.tree, check.default_hint, check.number or 3)
         result.duration_ms = (time.perf_counter() - started) * 1000
         if session is not None:
             result.events = session.take_events()
+            result.output = clean_text(session.process.output_since_mark(), keep_newlines=True)
         self.tidy()
         return result
 
@@ -203,8 +210,7 @@ class Driver:
             self.db.close()
 
 
-def _source(run: Callable[..., Any]) -> str:
-    try:
-        return inspect.getsource(run)
-    except (OSError, TypeError):
-        return ""
+def what_it_does(check: Check | ExtraCheck) -> str:
+    """What a check does, in the reader's language: the first paragraph of its docstring."""
+    first = first_paragraph(inspect.getdoc(check.run) or "")
+    return _(first) if first else _(check.title)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from labs.untrusted import clean_text
 
 from .hints import Hint
+from .rules import Rule
 
 
 class HostError(Exception):
@@ -33,12 +34,15 @@ class TreeDoesNotImportError(Exception):
 
 
 class CheckFailedError(Exception):
-    """A check saw something other than what the lab asks for."""
+    """A check saw something other than what the lab asks for, and which rules that broke."""
 
-    def __init__(self, expected: str, got: str, hint: Hint | None = None) -> None:
+    def __init__(
+        self, expected: str, got: str, hint: Hint | None = None, rules: tuple[Rule, ...] = ()
+    ) -> None:
         self.expected = expected
         self.got = got
         self.hint = hint
+        self.rules = rules  # the one expected names first; more when the check saw them at once
         super().__init__(f"expected {expected}; got {got}")
 
 

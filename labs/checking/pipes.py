@@ -4,6 +4,8 @@ PipeHost(pid, requests_fd, answers_fd, output_fd, kill_group=True, popen=None)
     the HostProcess of any launcher that gives the host three pipes:
     requests (driver -> host), answers (host -> driver), and the host's fd 1
     and 2 (read through a capped buffer, never copied to the terminal).
+    Besides the whole output, it keeps what came since the driver last
+    called mark_output(): what the tree printed during one check.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -24,6 +27,11 @@ from .errors import HostGoneError, HostProtocolError, HostTimeoutError
 OUTPUT_CAP = 8192  # bytes of the host's own output kept: the first and the last 4 KiB
 TAIL = 4096  # of which a failure's message quotes the end
 LINE_CAP = 4 * 1024 * 1024  # an answer line longer than this is a protocol error
+# The stacks the host prints (faulthandler) when a request runs late: the kit's, not the tree's.
+STACKS = re.compile(
+    r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):\n(?:  .*\n?)*\n?",
+    re.M,
+)
 
 
 class PipeHost:
@@ -47,6 +55,7 @@ class PipeHost:
         self._popen = popen
         self._pending = b""
         self._kept = CappedOutput(OUTPUT_CAP)
+        self._since_mark = CappedOutput(OUTPUT_CAP)
         self._dead = False
         for fd in (answers_fd, output_fd):
             os.set_blocking(fd, False)
@@ -95,11 +104,26 @@ class PipeHost:
                 self._output = -1
                 return
             self._kept.feed(chunk)
+            self._since_mark.feed(chunk)
 
     def stderr_tail(self) -> str:
         """The end of what the host printed, as text (untrusted: print it cleaned)."""
         self._drain_output()
         return self._kept.last(TAIL)
+
+    def mark_output(self) -> None:
+        """Start keeping the host's output afresh: output_since_mark() is what comes next."""
+        self._drain_output()
+        self._since_mark = CappedOutput(OUTPUT_CAP)
+
+    def output_since_mark(self) -> str:
+        """What the tree printed since mark_output(), its stacks left out (untrusted text).
+
+        Read after the last answer of a check: the tree wrote its output
+        before that answer, so all of it is in the pipe by then.
+        """
+        self._drain_output()
+        return STACKS.sub("", self._since_mark.text())
 
     def kill(self) -> None:
         """Kill the host's process group (or the host alone) and reap it."""

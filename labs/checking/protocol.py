@@ -20,6 +20,9 @@
         kill() -> None                         the host and everything it started
         stderr_tail() -> str                   the end of the host's stdout+stderr,
                                                untrusted text
+        mark_output() -> None                  start keeping the host's output afresh
+        output_since_mark() -> str             what the tree printed since then (its
+                                               stdout+stderr, capped), untrusted text
 
 The launchers are in launch.py (fork, exec) and labs/sandbox/launcher.py; the
 requests and answers a host understands are described in host.py. This
@@ -75,6 +78,10 @@ class HostProcess(Protocol):
     def kill(self) -> None: ...
 
     def stderr_tail(self) -> str: ...
+
+    def mark_output(self) -> None: ...
+
+    def output_since_mark(self) -> str: ...
 
 
 class Launcher(Protocol):

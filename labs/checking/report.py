@@ -76,21 +76,25 @@ class LivePrinter:
 
 
 def results_v3(report: Report) -> dict[str, object]:
-    """The Exercism test-runner results.json, version 3, with task_id = check number."""
+    """The Exercism test-runner results.json, version 3, with task_id = check number.
+
+    Each test's output is what the tree printed during that check; the
+    checks' own words (expected, got, hint) are its message. A check that
+    could not start is an error; a run whose checks could not run at all
+    has no tests, status error and the reason as its message.
+    """
     tests = [
         TestEntry(
             name=f"{result.key}. {result.title}" if not result.extra else f"extra: {result.title}",
-            status="pass" if result.passed else "fail",
+            status="pass" if result.passed else ("fail" if result.ran else "error"),
             message=result.message,
-            output="\n".join(result.trace_lines()),
+            output=result.output,
             test_code=result.test_code,
             task_id=result.number,
         )
         for result in report.results
     ]
-    if report.error:
-        return results_document(tests, status="error", message=report.error)
-    return results_document(tests, status="pass" if report.ok else "fail")
+    return results_document(tests, message=report.error)
 
 
 def summary_json(report: Report) -> dict[str, object]:

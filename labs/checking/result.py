@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from labs.term.i18n import _
 
 from .hints import Hint
+from .rules import Rule
 from .trace import Event
 
 
@@ -29,7 +30,10 @@ class CheckResult:
     got: str = ""
     hint: Hint | None = None
     events: list[Event] = field(default_factory=list)
-    test_code: str = ""
+    test_code: str = ""  # what the check does, in a sentence (results.json's test_code)
+    output: str = ""  # what the tree printed while the check ran: its stdout and stderr, capped
+    ran: bool = True  # False when the check could not start: the tree did not import
+    rules: tuple[Rule, ...] = ()  # the rules a failure broke (rules.py), for a class report
 
     @property
     def extra(self) -> bool:

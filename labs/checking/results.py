@@ -15,8 +15,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-# Exercism truncates a test's output to this many characters; so do we.
+from labs.term.i18n import _
+
+# Exercism limits a test's output to this many characters, a truncation notice included.
 OUTPUT_LIMIT = 500
+
+
+def capped_output(text: str, limit: int = OUTPUT_LIMIT) -> str:
+    """text within limit characters: when longer, its start and a line saying it was cut."""
+    if len(text) <= limit:
+        return text
+    notice = _("Output was truncated. Please limit to {limit} chars").format(limit=limit)
+    return text[: max(limit - len(notice) - 1, 0)] + "\n" + notice
 
 
 @dataclass(frozen=True)
@@ -24,21 +34,21 @@ class TestEntry:
     """One entry of results.json's tests: a check's or a criterion's verdict."""
 
     name: str
-    status: str  # "pass", "fail" or "error"
-    message: str = ""
-    output: str = ""
-    test_code: str = ""
+    status: str  # "pass", "fail" or "error" (the test could not run: the tree did not import)
+    message: str = ""  # why it failed or could not run: expected, got and hint, a line each
+    output: str = ""  # what the learner's code printed during the test, never the kit's words
+    test_code: str = ""  # what the test does, in a sentence
     task_id: int | None = None
-    score: int | None = None  # the criterion's points, for a graded criterion
+    score: int | None = None  # the criterion's points, for a criterion counted in the grade
     max_score: int | None = None
 
     def as_json(self) -> dict[str, object]:
-        """The entry as v3 spells it: empty texts are null, the output cut to OUTPUT_LIMIT."""
+        """The entry as v3 spells it: empty texts are null, the output capped with a notice."""
         entry: dict[str, object] = {
             "name": self.name,
             "status": self.status,
             "message": self.message or None,
-            "output": self.output[:OUTPUT_LIMIT] or None,
+            "output": capped_output(self.output) or None,
             "test_code": self.test_code,
         }
         if self.score is not None:
@@ -53,24 +63,31 @@ class TestEntry:
 def results_document(
     tests: Sequence[TestEntry],
     *,
-    status: str | None = None,
     message: str = "",
     extra: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
-    """The whole results.json: its status (by default pass when every test passed), tests.
+    """The whole results.json, its status and top-level message as v3 rules them.
 
-    message is the top-level message (why the run is an error, or notes
-    beside a verdict), left out when empty; extra holds fields beyond v3
-    (score, max_score, outside_regions), placed before the tests.
+    status is "error" when no test ran (none at all, or every one an error),
+    else "pass" when every test passed, else "fail". message is said only
+    with "error", as v3 asks: why nothing ran (a run with no message gets a
+    sentence saying so). extra holds fields beyond v3 (score, max_score,
+    note, outside_regions), placed before the tests.
     """
-    if status is None:
-        status = "pass" if all(test.status == "pass" for test in tests) else "fail"
+    status = overall_status(tests)
     document: dict[str, object] = {"version": 3, "status": status}
-    if message:
-        document["message"] = message
+    if status == "error":
+        document["message"] = message or _("no test could run")
     document |= dict(extra or {})
     document["tests"] = [test.as_json() for test in tests]
     return document
+
+
+def overall_status(tests: Sequence[TestEntry]) -> str:
+    """v3's status of a run: error when no test ran, pass when all passed, else fail."""
+    if all(test.status == "error" for test in tests):
+        return "error"
+    return "pass" if all(test.status == "pass" for test in tests) else "fail"
 
 
 def write_results(document: Mapping[str, object], path: Path) -> None:

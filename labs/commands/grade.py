@@ -25,11 +25,13 @@ from labs.term import i18n
 from labs.term.i18n import _
 
 from ..grading.batch import grade_all
+from ..grading.class_report import CLASS_REPORT, terminal_lines, write_class_report
 from ..grading.criteria import Grade
-from ..grading.errors import OutputError
+from ..grading.errors import GradingRefusedError, OutputError
 from ..grading.feedback import FOLDER, write_class_feedback
 from ..grading.outputs import GRADER_UMASK, output_folder
 from ..grading.summary import table_lines, write_csv, write_markdown
+from ..grading.tree_choice import TREE_NAME, tree_name_error
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,7 +45,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "code only in a sandbox (bubblewrap namespaces, a user of its own when run as root, "
             "memory and processes capped, no network, killed whole at the timeout); a broken "
             "one (syntax error, endless loop, missing file, bad zip) is reported and never stops "
-            "the others. Prints a table and writes grades.csv and grades.md, and for each "
+            "the others. Prints a table and writes grades.csv and grades.md, class-report.md (the "
+            "failing hand-ins grouped by the rule they broke, most common first), and for each "
             "submission a folder under submissions/ with its results.json, report.md and "
             "junit.xml. Postgres checks are graded when DATABASE_URL is set. Without any sandbox "
             "on the machine it refuses."
@@ -55,7 +58,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         type=Path,
         default=None,
         help=_(
-            "folder for grades.csv, grades.md and submissions/ "
+            "folder for grades.csv, grades.md, class-report.md and submissions/ "
             "(default: a new grades-DATE-TIME folder here)"
         ),
     )
@@ -72,6 +75,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help=_("seconds for each process running a learner's checks (default: 10)"),
     )
     parser.add_argument(
+        "--tree",
+        type=tree_name,
+        default=TREE_NAME,
+        metavar="NAME",
+        help=_(
+            "the folder name of the tree to grade in each hand-in (default: starter); another "
+            "lab tree beside it is named in the note, and a solution/ is never graded"
+        ),
+    )
+    parser.add_argument(
         "--strict",
         action="store_true",
         help=_("score 0 the criteria whose region code reaches outside the lesson"),
@@ -83,6 +96,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help=_("grade even where no sandbox can be had: the learner's code runs as you"),
     )
     parser.set_defaults(func=run)
+
+
+def tree_name(value: str) -> str:
+    """--tree's value: a folder name, never solution's."""
+    if why := tree_name_error(value):
+        raise argparse.ArgumentTypeError(why)
+    return value
 
 
 class Progress:
@@ -164,9 +184,18 @@ def run(args: argparse.Namespace) -> int:
             database_url=database_url,
             on_done=progress.finished,
             strict=args.strict,
+            tree_name=args.tree,
         )
     except NoIsolationError as error:
         print(f"grade: {error}", file=sys.stderr)
+        return 2
+    except GradingRefusedError as error:
+        print(
+            _("grade: refusing to grade the class, no hand-in was graded: {error}").format(
+                error=error
+            ),
+            file=sys.stderr,
+        )
         return 2
     finally:
         progress.close()
@@ -175,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
         write_csv(grades, args.out / "grades.csv")
         write_markdown(grades, args.out / "grades.md")
         write_class_feedback(grades, args.out)
+        lessons = write_class_report(grades, args.out)
     except OutputError as error:
         print(f"grade: {error}", file=sys.stderr)
         return 2
@@ -190,4 +220,5 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"wrote {args.out / 'grades.csv'} and {args.out / 'grades.md'}")
     print(f"wrote results.json, report.md and junit.xml for each submission in {args.out / FOLDER}")
+    print("\n".join(terminal_lines(lessons, args.out / CLASS_REPORT)))
     return 0

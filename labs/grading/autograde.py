@@ -106,7 +106,7 @@ def grade(tree: Path, into: Path, require_bwrap: bool = False) -> int:
     for name, text in texts.items():
         write_safely(folder / name, text)
     graded = code in (0, 1) and document.get("status") != "error"
-    print(f"score: {document.get('score')} / {document.get('max_score')}")
+    print(f"total: {document.get('score')} / {document.get('max_score')}")
     print(folder)
     return 0 if graded else NOT_GRADED
 

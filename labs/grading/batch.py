@@ -3,10 +3,13 @@
 A submission is a directory or a zip holding a copy of the starter tree
 (anywhere inside, with its migrations/ beside it if the learner made one).
 Each is taken in safely (intake.py: no link followed, zips checked before
-they unpack, folders counted), copied to its own temporary directory and
-graded there; its code runs only in its sandbox (labs/sandbox/box.py), with
-a timeout. Without any sandbox on the machine nothing is graded unless the
-instructor allowed it (labs.sandbox.modes.allow_unsafe).
+they unpack, folders counted, what is not the lesson's left out and named),
+its tree chosen by name (tree_choice.py), copied to its own temporary
+directory and graded there; its code runs only in its sandbox
+(labs/sandbox/box.py), with a timeout. Without any sandbox on the machine
+nothing is graded unless the instructor allowed it
+(labs.sandbox.modes.allow_unsafe). A database no hand-in could be graded on
+refuses the class before any is graded (class_database.py).
 """
 
 from __future__ import annotations
@@ -21,41 +24,31 @@ from pathlib import Path
 
 from labs.sandbox.files import remove_tree
 from labs.sandbox.modes import require_isolation
-from labs.trees.finding import SUBPACKAGES
 from labs.trees.regions import copy_tree
 
 from ..untrusted import clean_text
+from .class_database import check_class_database, check_throwaway
 from .criteria import CRITERIA, Grade, Outcome
 from .errors import BrokenSubmissionError
 from .grader import Grader
 from .intake import Intake, take_in
 from .isolate import COULD_NOT_RUN, TIMED_OUT
+from .migration import migration_files
+from .tree_choice import TREE_NAME, choose_tree, tree_name_error
 from .typecheck import typecheck_tree
 
 TYPECHECK_TIMEOUT = 120.0  # for one tree
 
 
-def find_tree(root: Path) -> Path:
-    """The shallowest folder that looks like a lab tree: __init__.py and the subpackages."""
-    candidates = [root, *sorted(p for p in root.rglob("*") if p.is_dir())]
-    trees = [
-        p
-        for p in candidates
-        if "__pycache__" not in p.parts
-        and (p / "__init__.py").is_file()
-        and sum((p / sub).is_dir() for sub in SUBPACKAGES) >= 2
-    ]
-    if not trees:
-        raise BrokenSubmissionError(
-            "no lab tree inside (a folder with __init__.py, shared/, infra/, gateway/, worker/)"
-        )
-    return min(trees, key=lambda p: len(p.parts))
+def migrations_beside(tree: Path, wanted: str = TREE_NAME) -> Path | None:
+    """The tree's migration folder in the submission: migrations/versions/<tree>/ or similar.
 
-
-def migrations_beside(tree: Path) -> Path | None:
-    """The tree's migration folder in the submission: migrations/versions/<tree>/ or similar."""
+    A tree graded under another name than the one wanted (a learner who
+    renamed starter/) may keep its migration where Alembic wrote it for that name.
+    """
     for folder in (
         tree.parent / "migrations" / "versions" / tree.name,
+        tree.parent / "migrations" / "versions" / wanted,
         tree.parent / "migrations" / "versions",
         tree / "migrations",
     ):
@@ -71,6 +64,7 @@ class Prepared:
     label: str
     grader: Grader
     intake: Intake
+    notes: list[str]  # which tree was graded, when the hand-in held another
 
 
 def prepare(
@@ -81,34 +75,41 @@ def prepare(
     timeout: float,
     database_url: str | None,
     strict: bool = False,
+    tree_name: str = TREE_NAME,
 ) -> Prepared | Grade:
     """Take a submission in under scratch and set up its Grader; a broken one gets its Grade."""
     scratch.mkdir(parents=True, exist_ok=True)
     try:
         intake = take_in(source, scratch)
-        found = find_tree(intake.root)
     except BrokenSubmissionError as error:
         return broken_grade(label, str(error), database_url)
+    try:
+        chosen = choose_tree(intake.root, tree_name, submission_label(source))
+    except BrokenSubmissionError as error:
+        grade = broken_grade(label, str(error), database_url)
+        grade.notes += intake.notes()
+        return grade
+    found = chosen.tree
     # A name of its own per submission keeps mypy's shared cache from mixing them up.
     tree = copy_tree(found, scratch / ("graded_" + re.sub(r"\W", "_", f"{scratch.name}_{label}")))
     grader = Grader(
         tree,
         timeout=timeout,
         database_url=database_url,
-        migrations=migrations_beside(found),
+        migrations=migrations_beside(found, tree_name),
         strict=strict,
         # Feedback names the learner's files from the top of the hand-in, never the copy's.
         shown_as="" if found == intake.root else found.relative_to(intake.root).as_posix(),
         hand_in=intake.root.resolve(),
     )
-    return Prepared(label, grader, intake)
+    return Prepared(label, grader, intake, chosen.notes)
 
 
 def finish(prepared: Prepared) -> Grade:
     """Grade a prepared submission: its checks, typecheck and migration, and its notes."""
     grade = prepared.grader.grade(prepared.label)
     grade.broken = trouble(grade)
-    grade.notes += prepared.intake.notes()
+    grade.notes += prepared.notes + prepared.intake.notes()
     return grade
 
 
@@ -144,15 +145,23 @@ def grade_all(
     database_url: str | None = None,
     on_done: Callable[[Grade], None] | None = None,
     strict: bool = False,
+    tree_name: str = TREE_NAME,
 ) -> list[Grade]:
     """Grade every submission, up to `jobs` at once; results come back in input order.
 
     All are taken in first; then each tree is typechecked (one after another,
     on one core, each in a sandbox and cache of its own) while the checks
     run beside it in parallel. NoIsolationError, before anything runs, when
-    the machine gives no sandbox and unsafe grading was not allowed.
+    the machine gives no sandbox and unsafe grading was not allowed;
+    GradingRefusedError, before any is graded, when the database (DATABASE_URL,
+    or the throwaway one the migrations need without it) cannot grade any.
+    tree_name is the folder name of the tree graded in each hand-in.
     """
     require_isolation()
+    if why := tree_name_error(tree_name):
+        raise ValueError(why)
+    if database_url:
+        check_class_database(database_url)
     labels = [clean_text(label) for label in unique_labels(sources)]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(sources) or 1))
     grades: dict[int, Grade] = {}
@@ -165,7 +174,7 @@ def grade_all(
     # Removed without recursion: a hand-in may hold a folder deeper than Python recurses.
     scratch = tempfile.mkdtemp(prefix="lab-class-")
     try:
-        grade_in(scratch, sources, labels, workers, timeout, database_url, strict, done)
+        grade_in(scratch, sources, labels, workers, timeout, database_url, strict, tree_name, done)
     finally:
         remove_tree(Path(scratch))
     return [grades[i] for i in range(len(sources))]
@@ -179,9 +188,15 @@ def grade_in(
     timeout: float,
     database_url: str | None,
     strict: bool,
+    tree_name: str,
     done: Callable[[int, Grade], None],
 ) -> None:
-    """Take every submission in under scratch, then grade them, calling done for each."""
+    """Take every submission in under scratch, then grade them, calling done for each.
+
+    Without a database of the instructor's, the throwaway one the migrations
+    run on is started (or refuses the class) once all are taken in, before
+    any is graded.
+    """
     with (
         ThreadPoolExecutor(max_workers=workers) as pool,
         ThreadPoolExecutor(max_workers=1) as typechecking,
@@ -196,12 +211,15 @@ def grade_in(
                     timeout=timeout,
                     database_url=database_url,
                     strict=strict,
+                    tree_name=tree_name,
                 )
             except Exception as error:  # the grader's own failure for one submission
                 return broken_grade(labels[index], f"grading failed: {error!r}", database_url)
 
         prepared = list(pool.map(take, range(len(sources))))
         ready = {i: p for i, p in enumerate(prepared) if isinstance(p, Prepared)}
+        if not database_url and any(has_migration(p) for p in ready.values()):
+            check_throwaway()
         for index, item in enumerate(prepared):
             if isinstance(item, Grade):
                 done(index, item)
@@ -226,6 +244,11 @@ def grade_in(
             except Exception as error:  # the grader's own failure for one submission
                 grade = broken_grade(labels[index], f"grading failed: {error!r}", database_url)
             done(index, grade)
+
+
+def has_migration(prepared: Prepared) -> bool:
+    """Whether the submission has a migration to run (on the throwaway Postgres, without one)."""
+    return bool(migration_files(prepared.grader.tree, prepared.grader.migrations))
 
 
 def unique_labels(sources: list[Path]) -> list[str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from labs.checking.rules import Rule
+
 # Memory checks carry most of the grade: they are what a learner fixes first.
 MEMORY_POINTS = 10
 POSTGRES_POINTS = 5
@@ -74,13 +76,19 @@ class Outcome:
     skip: not graded here (no database given); error: not graded because the
     grading machine failed (a server that refuses the grader, say), which is
     never the learner's failure. Neither counts in the score or its maximum;
-    both say why in the message.
+    both say why in the message. A fail with ran False is a criterion that
+    could not run against the tree (it did not import, its store did not
+    open, it has no migration to build the tables): it scores 0 like any
+    fail, and results.json calls it an error.
     """
 
     status: str  # "pass", "fail", "skip" or "error"
-    message: str = ""
-    output: str = ""
-    test_code: str = ""
+    message: str = ""  # why it failed: expected, got and hint, a line each
+    output: str = ""  # the kit's details beside the message: a check's last calls, mypy's lines
+    test_code: str = ""  # what the criterion does, in a sentence
+    printed: str = ""  # what the learner's code printed while it ran (stdout and stderr)
+    ran: bool = True
+    rules: tuple[Rule, ...] = ()  # the rules a failure broke (labs/checking/rules.py)
 
     @property
     def passed(self) -> bool:

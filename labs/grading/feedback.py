@@ -19,6 +19,8 @@ import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from labs.checking.results import capped_output
+
 from ..untrusted import markdown_text
 from .criteria import CRITERIA, Grade
 from .outputs import output_folder, write_safely
@@ -72,6 +74,8 @@ def markdown_report(grade: Grade) -> str:
         # A check's output is its trace (results.json has it); the typecheck's is mypy's errors.
         if criterion.check is None and outcome.output:
             lines += [*fenced(outcome.output), ""]
+        if outcome.printed:
+            lines += ["Your code printed:", "", *fenced(capped_output(outcome.printed)), ""]
     if skipped:
         reasons = sorted({markdown_text(grade.outcomes[c.key].message) for c in skipped})
         lines += [f"Not graded here ({len(skipped)} criteria): " + "; ".join(reasons), ""]
@@ -122,6 +126,8 @@ def junit_xml(grade: Grade) -> str:
             failure.text = xml_text("\n".join(p for p in (outcome.message, outcome.output) if p))
         elif outcome.status == "skip":
             ET.SubElement(case, "skipped", message=message)
+        if outcome.printed:  # what the learner's code printed, where JUnit keeps a test's output
+            ET.SubElement(case, "system-out").text = xml_text(capped_output(outcome.printed))
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 import weakref
+from dataclasses import replace
 from pathlib import Path
 
 from labs.sandbox.files import remove_tree
@@ -19,6 +20,7 @@ from .migration import judge_migration, migration_files, migration_folder
 from .notes import NEEDS_REVIEW, UNSAFE, add_notes, flags_note
 from .on_postgres_checks import postgres_outcomes
 from .places import Places, tree_places
+from .rules import STRICT
 from .splice import splice
 from .typecheck import typecheck_tree
 
@@ -29,11 +31,12 @@ def cleaned(outcome: Outcome, places: Places) -> Outcome:
     Newlines stay: expected, got and hint are lines of their own; each output
     that holds one line per cell (the class table, the CSV) makes them spaces.
     """
-    return Outcome(
-        outcome.status,
-        places.shown(clean_text(outcome.message, keep_newlines=True)),
-        places.shown(clean_text(outcome.output, keep_newlines=True)),
-        places.shown(clean_text(outcome.test_code, keep_newlines=True)),
+    return replace(
+        outcome,
+        message=places.shown(clean_text(outcome.message, keep_newlines=True)),
+        output=places.shown(clean_text(outcome.output, keep_newlines=True)),
+        test_code=places.shown(clean_text(outcome.test_code, keep_newlines=True)),
+        printed=places.shown(clean_text(outcome.printed, keep_newlines=True)),
     )
 
 
@@ -158,9 +161,10 @@ class Grader:
         flagged = criteria_flagged(self.flags).get(criterion.key, [])
         if self.strict and flagged and mine.status != "skip":
             where = ", ".join(str(flag) for flag in flagged[:3])
-            mine = Outcome("fail", f"scored 0 under --strict: {where}", mine.output, mine.test_code)
+            message = f"scored 0 under --strict: {where}"
+            mine = replace(mine, status="fail", message=message, rules=(STRICT,))
         if self.unsafe:
-            mine = Outcome(mine.status, mine.message, f"{UNSAFE}\n{mine.output}", mine.test_code)
+            mine = replace(mine, output=f"{UNSAFE}\n{mine.output}")
         return mine
 
     def _outcome(self, criterion: Criterion) -> Outcome:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from labs.lesson.uniqueness import UNIQUENESSES
 
 from .criteria import Outcome
+from .rules import lacks
 
 # Every index of the two tables, with what makes one count as the uniqueness or not.
 _INDEXES = """
@@ -92,7 +93,7 @@ def read_indexes(database_url: str, schema: str) -> list[PgIndex]:
 
 def judge_indexes(indexes: list[PgIndex]) -> Outcome:
     """Pass when Postgres enforces both uniquenesses; otherwise say what it has instead."""
-    problems = []
+    problems, missing = [], []
     for need in UNIQUENESSES:
         own = [index for index in indexes if index.table == need.table]
         if any(index.why_not(need.columns) is None for index in own):
@@ -103,6 +104,7 @@ def judge_indexes(indexes: list[PgIndex]) -> Outcome:
             if index.unique and "_pkey" not in index.name
         ]
         problems.append(need.label + (f" ({'; '.join(near)})" if near else ""))
+        missing.append(lacks(need))
     if not problems:
         return Outcome("pass")
     shown = "\n".join(index.definition for index in indexes)
@@ -110,4 +112,5 @@ def judge_indexes(indexes: list[PgIndex]) -> Outcome:
         "fail",
         "after the migration ran, Postgres enforces no uniqueness on " + " nor on ".join(problems),
         shown[:500],
+        rules=tuple(missing),
     )

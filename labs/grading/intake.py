@@ -8,31 +8,48 @@ walked without following links (and without recursion) and only its regular
 files are copied; a zip's directory is checked (entry count, total size,
 folder count and depth, paths, links) before anything is written, and each
 entry is copied with a byte count that stops at the declared size. Links are
-never read: each one is named in a note. Past any cap the hand-in is refused
-with a note saying which.
+never read: each one is named in a note.
+
+What is not the lesson's (virtualenvs, node_modules, VCS folders, caches,
+large files that are not Python: left_out.py) is left out first, in folders
+and zips alike, and named in a note; the caps count only what remains. Past
+any cap the hand-in is refused with a note saying which, naming the largest
+paths that remain.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import zipfile
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from labs.sandbox.limits import MiB
+from labs.term.i18n import _
 
 from ..untrusted import clean_text
 from .errors import BrokenSubmissionError
+from .left_out import (
+    VENV_MARK,
+    Kind,
+    LeftOut,
+    file_kind,
+    folder_kind,
+    left_out_folder,
+    left_out_note,
+    listed,
+)
 
-MAX_FILES = 2000  # a tree is ~40 files; a class's worth of caches still fits
+MAX_FILES = 2000  # a tree is ~40 files; caches and virtualenvs are left out before counting
 MAX_BYTES = 64 * MiB  # unpacked; a tree with its migrations is well under 1 MB
 MAX_DIRS = 500  # a tree has about ten folders
 MAX_DEPTH = 24  # folders below the hand-in's top; a tree is four deep
-SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".venv"})
+MAX_ENTRIES = 100_000  # a zip's whole directory, what is left out included
 SHOWN = 5
+LARGEST = 3  # paths named when a hand-in is refused for its size
 
 
 @dataclass
@@ -42,17 +59,30 @@ class Intake:
     root: Path
     links: list[str] = field(default_factory=list)  # "path -> target", not followed
     others: list[str] = field(default_factory=list)  # devices, pipes, sockets
+    left_out: list[LeftOut] = field(default_factory=list)  # not the lesson's
 
     def notes(self) -> list[str]:
         """What an instructor should know about the hand-in itself."""
-        found = []
-        for kind, items in (("links", self.links), ("special files", self.others)):
-            if items:
-                shown = ", ".join(items[:SHOWN]) + (
-                    f" and {len(items) - SHOWN} more" if len(items) > SHOWN else ""
-                )
-                found.append(clean_text(f"{kind} in the hand-in were not followed: {shown}"))
-        return found
+        found = [
+            clean_text(f"{kind} in the hand-in were not followed: {listed(items, SHOWN)}")
+            for kind, items in (("links", self.links), ("special files", self.others))
+            if items
+        ]
+        note = left_out_note(self.left_out)
+        return [*found, note] if note else found
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A regular file that will be copied: its path from the hand-in's top, and its size."""
+
+    relative: str
+    size: int
+
+    @property
+    def shown(self) -> LeftOut:
+        """The file as a note names a large one: its path and its size."""
+        return LeftOut(self.relative, Kind.LARGE, self.size)
 
 
 def take_in(source: Path, into: Path) -> Intake:
@@ -108,26 +138,48 @@ def check_folders(count: int, depth: int) -> None:
         )
 
 
+def is_regular(path: Path) -> bool:
+    """Whether path is a regular file, not following a link."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def copy_folder(source: Path, destination: Path) -> Intake:
-    """Copy regular files only, never following a link; name the links and special files."""
-    intake, count, total = Intake(destination), 0, 0
+    """Copy regular files only, never following a link; name the links and special files.
+
+    Everything is looked at before anything is copied, so the caps count only
+    what is kept and a refusal can name the largest files.
+    """
+    intake, folders, kept = Intake(destination), list[Path](), list[Kept]()
     for here, dirs, files in walk(source):
         relative = here.relative_to(source)
-        (destination / relative).mkdir(parents=True, exist_ok=True)
+        folders.append(relative)
         for name in [*dirs]:
-            if name in SKIPPED_DIRS:
+            kind = folder_kind(name, holds_venv_mark=is_regular(here / name / VENV_MARK))
+            if kind is not None:
                 dirs.remove(name)
+                intake.left_out.append(LeftOut(f"{(relative / name).as_posix()}/", kind))
         for name in files:
             path = here / name
-            mode = os.lstat(path).st_mode
-            if stat.S_ISLNK(mode):
+            info = os.lstat(path)
+            shown = (relative / name).as_posix()
+            if stat.S_ISLNK(info.st_mode):
                 intake.links.append(link_text(path, relative / name))
-            elif not stat.S_ISREG(mode):
-                intake.others.append((relative / name).as_posix())
-            elif not name.endswith((".pyc", ".pyo")):
-                count, total = count + 1, total + os.lstat(path).st_size
-                check_size(count, total)
-                copy_regular(path, destination / relative / name)
+            elif not stat.S_ISREG(info.st_mode):
+                intake.others.append(shown)
+            elif (kind := file_kind(name, info.st_size)) is not None:
+                intake.left_out.append(LeftOut(shown, kind, info.st_size))
+            else:
+                kept.append(Kept(shown, info.st_size))
+                if len(kept) > MAX_FILES:
+                    check_size(kept)
+    check_size(kept)
+    for folder in folders:
+        (destination / folder).mkdir(parents=True, exist_ok=True)
+    for file in kept:
+        copy_regular(source / file.relative, destination / file.relative, file.size)
     return intake
 
 
@@ -136,25 +188,48 @@ def link_text(path: Path, relative: Path) -> str:
     return f"{relative.as_posix()} -> {os.readlink(path)}"
 
 
-def copy_regular(path: Path, target: Path) -> None:
-    """Copy one regular file, refusing to open anything else (it could have been swapped)."""
+def copy_regular(path: Path, target: Path, size: int) -> None:
+    """Copy one regular file, at most the size it had when it was counted.
+
+    Anything else is refused when opened (it could have been swapped).
+    """
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     handle = os.open(path, flags)
     with os.fdopen(handle, "rb") as reader:
         if not stat.S_ISREG(os.fstat(reader.fileno()).st_mode):
             return
         with target.open("wb") as writer:
-            shutil.copyfileobj(reader, writer)
+            left = size
+            while left > 0 and (chunk := reader.read(min(1 * MiB, left))):
+                writer.write(chunk)
+                left -= len(chunk)
 
 
-def check_size(count: int, total: int) -> None:
-    """Refuse a hand-in with more files or bytes than any tree needs."""
-    if count > MAX_FILES:
-        raise BrokenSubmissionError(f"could not grade: more than {MAX_FILES} files in the hand-in")
-    if total > MAX_BYTES:
+def check_size(kept: list[Kept]) -> None:
+    """Refuse a hand-in whose kept files are more, or larger, than any tree needs.
+
+    The refusal names where the files are (by folder) or the largest files.
+    """
+    if len(kept) > MAX_FILES:
+        crowded = Counter(str(PurePosixPath(file.relative).parent) for file in kept)
+        folders = [
+            _("{folder} ({count} files)").format(folder=clean_text(folder, 200), count=count)
+            for folder, count in crowded.most_common(LARGEST)
+        ]
         raise BrokenSubmissionError(
-            f"could not grade: more than {MAX_BYTES // MiB} MB in the hand-in "
-            "(a lab tree is well under 1 MB)"
+            _(
+                "could not grade: more than {count} files in the hand-in, once what is not the "
+                "lesson's was left out; most are in {folders}"
+            ).format(count=MAX_FILES, folders=listed(folders))
+        )
+    if sum(file.size for file in kept) > MAX_BYTES:
+        first, *more = sorted(kept, key=lambda file: -file.size)[:LARGEST]
+        largest = [first, *(file for file in more if file.size >= MiB)]  # none of 0.0 MB
+        raise BrokenSubmissionError(
+            _(
+                "could not grade: more than {size} MB in the hand-in (a lab tree is well under "
+                "1 MB), once what is not the lesson's was left out; the largest: {paths}"
+            ).format(size=MAX_BYTES // MiB, paths=listed([str(f.shown) for f in largest]))
         )
 
 
@@ -164,26 +239,64 @@ def unpack_zip(source: Path, destination: Path) -> Intake:
     try:
         with zipfile.ZipFile(source) as archive:
             members = archive.infolist()
-            check_size(len(members), sum(m.file_size for m in members))
-            paths = [PurePosixPath(m.filename.replace("\\", "/")) for m in members]
-            folders = {parent for path in paths for parent in path.parents}
-            folders |= {path for path, m in zip(paths, members, strict=True) if m.is_dir()}
+            if len(members) > MAX_ENTRIES:
+                raise BrokenSubmissionError(
+                    _("could not grade: the zip lists more than {count} entries").format(
+                        count=MAX_ENTRIES
+                    )
+                )
+            kept, folders = sort_members(archive, members, intake)
+            check_size([file for _, file in kept])
             check_folders(len(folders), max((len(f.parts) for f in folders), default=0))
-            for member in members:
-                relative = safe_name(member.filename)
-                kind = stat.S_IFMT(member.external_attr >> 16)
-                if kind == stat.S_IFLNK:
-                    target = archive.read(member)[:200].decode("utf-8", "replace")
-                    intake.links.append(f"{relative} -> {target}")
-                elif member.is_dir():
-                    (destination / relative).mkdir(parents=True, exist_ok=True)
-                elif kind not in (0, stat.S_IFREG):
-                    intake.others.append(relative)
-                elif not relative.endswith((".pyc", ".pyo")):
-                    extract(archive, member, destination / relative)
+            for folder in folders:
+                (destination / folder).mkdir(parents=True, exist_ok=True)
+            for member, file in kept:
+                extract(archive, member, destination / file.relative)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as error:
         raise BrokenSubmissionError(f"the zip does not unpack: {clean_text(str(error))}") from None
     return intake
+
+
+def sort_members(
+    archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], intake: Intake
+) -> tuple[list[tuple[zipfile.ZipInfo, Kept]], set[PurePosixPath]]:
+    """The zip's files to extract and the folders they need; the rest noted on intake.
+
+    Every path is checked first, whether or not it is left out.
+    """
+    paths = [PurePosixPath(safe_name(member.filename)) for member in members]
+    venvs = {
+        path.parent
+        for path, member in zip(paths, members, strict=True)
+        if path.name == VENV_MARK and not member.is_dir()
+    }
+    kept = list[tuple[zipfile.ZipInfo, Kept]]()
+    folders, skipped = set[PurePosixPath](), dict[PurePosixPath, Kind]()
+    for path, member in zip(paths, members, strict=True):
+        top = left_out_folder(path if member.is_dir() else path.parent, venvs)
+        kind = stat.S_IFMT(member.external_attr >> 16)
+        if top is not None:
+            skipped.setdefault(*top)
+        elif kind == stat.S_IFLNK:
+            intake.links.append(f"{path} -> {link_target(archive, member)}")
+        elif member.is_dir():
+            folders.add(path)
+        elif kind not in (0, stat.S_IFREG):
+            intake.others.append(path.as_posix())
+        elif (left := file_kind(path.name, member.file_size)) is not None:
+            intake.left_out.append(LeftOut(path.as_posix(), left, member.file_size))
+        else:
+            kept.append((member, Kept(path.as_posix(), member.file_size)))
+            folders.update(p for p in path.parents if p != PurePosixPath("."))
+    folders.discard(PurePosixPath("."))
+    intake.left_out[:0] = [LeftOut(f"{path}/", kind) for path, kind in skipped.items()]
+    return kept, folders
+
+
+def link_target(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> str:
+    """A link entry's target, as the first 200 bytes of its data say (never followed)."""
+    with archive.open(member) as reader:
+        return reader.read(200).decode("utf-8", "replace")
 
 
 def safe_name(name: str) -> str:

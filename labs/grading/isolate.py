@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
-from labs.checking.results import OUTPUT_LIMIT
+from labs.checking.result import CheckResult
 from labs.checking.runner import Report, run_checks
 from labs.sandbox.box import STOPPED
 from labs.sandbox.launcher import SandboxedLauncher
@@ -27,6 +29,7 @@ from .criteria import Outcome
 
 CHECK_NUMBERS = range(1, 7)
 COULD_NOT_RUN = "the checks could not run: "
+TRACE_LIMIT = 1500  # characters of a check's trace kept beside its message: the last calls
 TIMED_OUT = "still running after"  # the driver's words for a check it stopped
 # The name labs.trees.finding gives a tree imported by path; learners know their files as shared/...
 SYNTHETIC_PACKAGE = re.compile(r"labtree_[0-9a-f]+\.?")
@@ -45,11 +48,24 @@ def untrusted(value: object, *, lines: bool = False, limit: int = 2000) -> str:
     return clean_text(SYNTHETIC_PACKAGE.sub("", text[:limit]), keep_newlines=lines)
 
 
+def last_calls(lines: list[str], limit: int = TRACE_LIMIT) -> str:
+    """The end of a trace, whole lines within limit characters: where a failing check failed."""
+    kept: list[str] = []
+    size = 0
+    for line in reversed(lines):
+        size += len(line) + 1
+        if size > limit:
+            kept.append(f"… {len(lines) - len(kept)} earlier calls left out")
+            break
+        kept.append(line)
+    return "\n".join(reversed(kept))
+
+
 def outcomes_of(report: Report) -> dict[int, Outcome]:
     """The six checks' outcomes from a report, worded as results.json words them, cleaned.
 
     A run that could not start (the tree does not import, the store does
-    not open) fails all six for its one reason.
+    not open) fails all six for its one reason, as checks that could not run.
     """
     outcomes: dict[int, Outcome] = {}
     for result in report.results:
@@ -57,8 +73,11 @@ def outcomes_of(report: Report) -> dict[int, Outcome]:
             outcomes[result.number] = Outcome(
                 "pass" if result.passed else "fail",
                 untrusted(result.message, lines=True),  # expected, got, hint: a line each
-                untrusted("\n".join(result.trace_lines())[:OUTPUT_LIMIT], lines=True),
-                untrusted(result.test_code, lines=True, limit=8000),
+                untrusted(last_calls(result.trace_lines()), lines=True),
+                untrusted(result.test_code, lines=True),
+                printed=untrusted(result.output, lines=True, limit=8192),
+                ran=result.ran,
+                rules=result.rules,
             )
     if report.error:
         fail_rest(outcomes, f"{COULD_NOT_RUN}{untrusted(report.error)}")
@@ -74,12 +93,15 @@ def check_outcomes(
     tenant_url: str | None = None,
     schema: str | None = None,
     seed: int | None = None,
+    explain: Callable[[CheckResult], None] | None = None,
 ) -> dict[int, Outcome]:
     """Each of the six checks' outcome for the tree at `tree`, its host in a sandbox.
 
     On Postgres `database_url` is the grader's own (the driver reads the
     tables with it) and `tenant_url` the submission's role, the only one its
-    host is given; `schema` is the submission's schema.
+    host is given; `schema` is the submission's schema. `explain` may point a
+    result at what its failure follows from before it is worded (on Postgres:
+    a flaw of the migration, migration_flaws.py).
     """
     launcher = SandboxedLauncher(database_url=tenant_url, schema=schema)
     report = run_checks(
@@ -92,6 +114,9 @@ def check_outcomes(
         schema=schema,
         seed=seed,
     )
+    if explain is not None:
+        for result in report.results:
+            explain(result)
     return with_stops(outcomes_of(report), launcher.stops)
 
 
@@ -101,9 +126,7 @@ def with_stops(outcomes: dict[int, Outcome], stops: list[str]) -> dict[int, Outc
         return outcomes
     why = STOPPED + "; ".join(dict.fromkeys(stops))
     return {
-        number: outcome
-        if outcome.passed
-        else Outcome(outcome.status, f"{why}; {outcome.message}", outcome.output, outcome.test_code)
+        number: outcome if outcome.passed else replace(outcome, message=f"{why}; {outcome.message}")
         for number, outcome in outcomes.items()
     }
 
@@ -114,6 +137,6 @@ def needs_network(database_url: str | None) -> bool:
 
 
 def fail_rest(outcomes: dict[int, Outcome], why: str) -> None:
-    """Fail every check not yet graded, for one shared reason."""
+    """Fail every check not yet graded, for one shared reason: they could not run."""
     for number in CHECK_NUMBERS:
-        outcomes.setdefault(number, Outcome("fail", why))
+        outcomes.setdefault(number, Outcome("fail", why, ran=False))

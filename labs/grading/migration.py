@@ -15,7 +15,9 @@ unique constraint or unique index on exactly those columns, without a WHERE
 clause, without expressions, and not deferrable (the arbiters INSERT ...
 ON CONFLICT can use). A partial unique
 index, a unique index on seq alone or a constraint on other columns is not
-the uniqueness the lesson asks for.
+the uniqueness the lesson asks for. A failure names the migration's line
+that made it so (migration_flaws.py): the deferrable constraint, the index on
+an expression, or the create_table that lacks what shared/schema.py declares.
 
 Without a database the migration runs on a throwaway cluster of the
 grader's own when the PostgreSQL server binaries are installed
@@ -26,10 +28,14 @@ script drops, or one an `op.execute` never made.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+
+from labs.term.i18n import _
 
 from .criteria import Outcome
 from .indexes import judge_indexes, read_indexes
+from .migration_flaws import migration_flaws
 
 # Where `alembic -x tree=<name> revision` writes a tree's migration, relative to the tree's parent.
 VERSIONS = Path("migrations") / "versions"
@@ -119,6 +125,10 @@ def judge_migration(
     except NotPlainTablesError as error:
         return Outcome("fail", not_plain(error))
     outcome = judge_indexes(indexes)
+    hints = [str(flaw.hint(flaw.need.check)) for flaw in migration_flaws(indexes, files, tree)]
+    if hints:  # each on a line of its own, at the migration's line that made it so
+        told = [_("hint:     {text}").format(text=hint) for hint in hints]
+        outcome = replace(outcome, message="\n".join([outcome.message, *told]))
     if database_url:
         return outcome
-    return Outcome(outcome.status, outcome.message, f"{THROWAWAY}\n{outcome.output}".strip())
+    return replace(outcome, output=f"{THROWAWAY}\n{outcome.output}".strip())

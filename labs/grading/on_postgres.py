@@ -11,8 +11,9 @@ tenant made (and nothing else).
 Whose failure it is decides how it is reported. Before any of the learner's
 code ran, a failure is the grading machine's: no connection, too few
 privileges, a role that cannot log in (GradingRefusedError, "not graded").
-From the migration on, it is the submission's: a migration that fails, or
-tables that are not plain tables ("could not grade", which scores nothing).
+From the migration on, it is the submission's: a migration that fails, tables
+made in another schema than the one it was given, or tables that are not
+plain tables ("could not grade", which scores nothing).
 
 The URL's transport is kept as given: a TCP URL stays TCP (the sandbox then
 keeps its loopback network), a socket URL stays a socket. The boundary is
@@ -28,12 +29,13 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import psycopg2
 
 from labs.pg.errors import NotPlainTablesError
-from labs.pg.plain import PINNED, ensure_plain_tables
+from labs.pg.plain import PINNED, TABLES, ensure_plain_tables
 from labs.pg.tenants import new_names
 from labs.sandbox.box import Sandbox
 from labs.trees.finding import REPO_ROOT
@@ -41,6 +43,7 @@ from labs.untrusted import clean_text
 
 from .errors import GradingRefusedError, MigrationFailedError
 from .isolate import needs_network
+from .migration_flaws import elsewhere
 from .on_postgres_roles import (
     clean_leftovers,
     connect_admin,
@@ -56,6 +59,19 @@ from .on_postgres_roles import (
 NOT_GRADED = "not graded: "  # the grading machine's failure: the criterion counts for nothing
 COULD_NOT_GRADE = "could not grade: "  # the submission's: the criterion scores nothing
 ERROR_LINE = re.compile(r"\w+(Error|Exception)\b")
+# Postgres's words when a migration reaches for a schema other than the one it was given.
+DENIED_SCHEMA = re.compile(r'permission denied for schema "?(?P<schema>[A-Za-z_][\w$]{0,62})')
+# The lesson's tables that the submission's role made outside its own schema.
+ELSEWHERE = """
+SELECT n.nspname::text, c.relname::text FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_roles r ON r.oid = c.relowner
+WHERE r.rolname = %(tenant)s AND n.nspname <> %(tenant)s AND c.relname = ANY(%(tables)s)
+  AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class o WHERE o.relname = c.relname
+                  AND o.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace
+                                        WHERE nspname = %(tenant)s))
+ORDER BY 1, 2
+"""
 # What the sandbox runs to see the tenant log in from there: the kit's code, not the tree's.
 LOGIN_PROBE = "import os, psycopg2; psycopg2.connect(os.environ['DATABASE_URL']).close()"
 HBA_ADVICE = (
@@ -105,6 +121,10 @@ def apply_migration(tenant: Tenant, versions: Path, timeout: float) -> None:
     if done.timed_out:
         raise MigrationFailedError(f"the migration did not finish within {timeout:g} s")
     if done.returncode != 0:
+        denied = DENIED_SCHEMA.search(done.stderr)
+        if denied and denied["schema"] != tenant.schema:
+            scripts = sorted(versions.glob("*.py"))
+            raise MigrationFailedError(elsewhere(denied["schema"], [], scripts))
         lines = [line for line in done.stderr.splitlines() if line.strip()]
         errors = [line for line in lines if ERROR_LINE.search(line)]
         raise MigrationFailedError(
@@ -134,6 +154,23 @@ def ensure_logins(tenant: Tenant) -> None:
         ) from None
 
 
+def refuse_tables_elsewhere(cursor: Any, schema: str, versions: Path) -> None:
+    """Raise MigrationFailedError when the migration made the lesson's tables in another schema.
+
+    The grader gives the submission a schema of its own, first on the
+    search_path Alembic's env.py sets; tables made elsewhere (in public where
+    the server lets anyone create there, or in a schema the migration made)
+    are not where the checks look.
+    """
+    cursor.execute(ELSEWHERE, {"tenant": schema, "tables": list(TABLES)})
+    found: dict[str, list[str]] = {}
+    for other, table in cursor.fetchall():
+        found.setdefault(other, []).append(table)
+    if found:
+        other, tables = next(iter(found.items()))
+        raise MigrationFailedError(elsewhere(other, tables, sorted(versions.glob("*.py"))))
+
+
 @contextlib.contextmanager
 def migrated_schema(database_url: str, versions: Path, timeout: float) -> Iterator[Tenant]:
     """Yield a fresh tenant whose schema the submission's migration built; drop all afterwards.
@@ -157,6 +194,7 @@ def migrated_schema(database_url: str, versions: Path, timeout: float) -> Iterat
                 ensure_logins(tenant)
                 apply_migration(tenant, versions, timeout)
                 end_migration(cursor, names)
+                refuse_tables_elsewhere(cursor, names.tenant, versions)
                 ensure_plain_tables(cursor, names.tenant, names.tenant)
                 grant_reader(cursor, names)
                 yield tenant

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from labs.pg.errors import NotPlainTablesError
 
 from .criteria import Outcome
 from .errors import GradingRefusedError, MigrationFailedError
+from .indexes import read_indexes
 from .isolate import CHECK_NUMBERS, check_outcomes
 from .migration import migration_files, no_migration_message
+from .migration_flaws import blame, migration_flaws
 from .on_postgres import NOT_GRADED, migrated_schema, not_plain
 
 
@@ -26,15 +29,20 @@ def postgres_outcomes(
 
     The host runs `graded_tree` and logs in as the submission's role; the
     driver reads the tables as the reader, after the catalog showed them plain.
+    A failure that follows from a flaw of the migration (a deferrable key, an
+    index on an expression, a uniqueness schema.py declares and the migration
+    lacks) is pointed at the migration's line (migration_flaws.py).
     """
     files = migration_files(tree, migrations)
     if not files:
         reason = "no migration of the tree's own to apply to Postgres: " + no_migration_message(
             tree, migrations
         )
-        return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", reason))
+        return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", reason, ran=False))
     try:
         with migrated_schema(database_url, files[0].parent, migration_timeout) as tenant:
+            indexes = read_indexes(tenant.reader_url, tenant.schema)
+            flaws = migration_flaws(indexes, files, graded_tree)
             return check_outcomes(
                 graded_tree,
                 "postgres",
@@ -42,10 +50,12 @@ def postgres_outcomes(
                 database_url=tenant.reader_url,
                 tenant_url=tenant.url,
                 schema=tenant.schema,
+                explain=partial(blame, flaws=flaws),
             )
     except GradingRefusedError as error:
         return dict.fromkeys(CHECK_NUMBERS, Outcome("error", f"{NOT_GRADED}{error}"))
+    # The checks could not run: no tables of the submission's own to run them on.
     except MigrationFailedError as error:
-        return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", str(error)))
+        return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", str(error), ran=False))
     except NotPlainTablesError as error:
-        return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", not_plain(error)))
+        return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", not_plain(error), ran=False))

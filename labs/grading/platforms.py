@@ -13,8 +13,10 @@ file, built here from that document and nothing else:
   learner sees);
 - a plain GitHub Actions job shows `summary.md` as its step summary.
 
-Criteria not graded (no database) are in none of them: their points are in
-no score and no maximum, and the feedback says why.
+Criteria not graded (no database, a grading machine's failure) are in none
+of them: their points are in no score and no maximum, and the feedback says
+why. A test results.json calls an error because it could not run against
+the learner's tree (the tree did not import) is counted, as a failure.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ VISIBLE = "visible"
 
 
 def _tests(document: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
+    """The tests counted in the grade: those with points (results.py gives none to the rest)."""
     tests = document.get("tests", [])
     if not isinstance(tests, list):
         raise ValueError("results.json: tests is not a list")
-    return [t for t in tests if t.get("status") in ("pass", "fail")]
+    return [t for t in tests if "max_score" in t]
 
 
 def _score(document: Mapping[str, Any]) -> tuple[int, int]:
@@ -59,7 +62,9 @@ def classroom50_result(document: Mapping[str, Any]) -> dict[str, object]:
 
 
 def _output(test: Mapping[str, Any]) -> str:
-    return "\n".join(str(test[f]) for f in ("message", "output") if test.get(f))
+    """What a test said (the kit's words), then what the learner's code printed during it."""
+    printed = f"your code printed:\n{test['output']}" if test.get("output") else ""
+    return "\n\n".join(text for text in (str(test.get("message") or ""), printed) if text)
 
 
 def gradescope_results(document: Mapping[str, Any]) -> dict[str, object]:
@@ -113,8 +118,9 @@ def feedback_markdown(document: Mapping[str, Any]) -> str:
     """What the learner reads: the points table, then what each failing criterion said."""
     score, most = _score(document)
     lines = [f"## mini-koda lab: {score} / {most} points", "", *points_table(document), ""]
-    if document.get("message"):
-        lines += ["Note:", "", *fenced(str(document["message"])), ""]
+    note = document.get("note") or document.get("message")
+    if note:
+        lines += ["Note:", "", *fenced(str(note)), ""]
     for test in _tests(document):
         if test["status"] != "pass":
             lines += [f"### {_cell(str(test['name']))}", "", *fenced(_output(test) or "failed"), ""]

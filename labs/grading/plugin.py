@@ -234,7 +234,15 @@ class CriterionItem(pytest.Item):
             if str(excinfo.value) not in errors:
                 errors.append(str(excinfo.value))
             return f"{self.criterion.title}: {excinfo.value}"
-        self.config.stash[GRADING].errors.append(f"{self.name}: {excinfo.value!r}")
+        run = self.config.stash[GRADING]
+        run.errors.append(f"{self.name}: {excinfo.value!r}")
+        # A grader's bug is the machine's failure: results.json lists the criterion as an error.
+        from .criteria import Outcome
+
+        run.grade.outcomes.setdefault(
+            self.criterion.key,
+            Outcome("error", f"not graded: the grader failed: {excinfo.value!r}"),
+        )
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

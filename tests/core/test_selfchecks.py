@@ -94,7 +94,7 @@ def test_the_json_results_follow_exercism_v3(tree: str, tmp_path: Path) -> None:
     for test in results["tests"]:
         assert set(test) == {"name", "status", "message", "output", "test_code", "task_id"}
         assert test["status"] in {"pass", "fail", "error"}
-        assert test["test_code"].lstrip().startswith("@check(")
+        assert test["test_code"] and "def " not in test["test_code"]  # what it does, not code
         assert (test["message"] is None) == (test["status"] == "pass")
         assert test["output"] is None or len(test["output"]) <= 500
 

@@ -54,6 +54,15 @@ def with_migration(tree: Path) -> None:
     (versions / "0001_learner_tables.py").write_text(MIGRATION, encoding="utf-8")
 
 
+def with_full_migration(tree: Path) -> None:
+    """Give a submission the whole migration, as autogenerate writes it for the solved tree."""
+    shipped = tree_root("solution").parent / "migrations" / "versions" / "solution"
+    versions = tree.parent / "migrations" / "versions" / tree.name
+    versions.mkdir(parents=True)
+    for script in shipped.glob("*.py"):
+        (versions / script.name).write_text(script.read_text(encoding="utf-8"), encoding="utf-8")
+
+
 def fixed(folder: Path, checks: set[int] | None = None) -> Path:
     """A starter copy with the solution's regions applied (all, or those serving checks)."""
     tree = starter_copy(folder)
@@ -218,10 +227,13 @@ def with_links_to_dev_zero(folder: Path) -> Path:
 
 
 def zip_bomb(archive: Path, size: int) -> Path:
-    """A zip of a starter copy and one entry of `size` zero bytes, a few hundred KB packed."""
+    """A zip of a starter copy and one Python entry of `size` zero bytes, a few hundred KB packed.
+
+    (Python, so intake counts it: a large file of another kind is left out unread.)
+    """
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as out:
         out.writestr("starter/__init__.py", "")
-        with out.open("starter/zeros.bin", "w", force_zip64=True) as entry:
+        with out.open("starter/zeros.py", "w", force_zip64=True) as entry:
             block = b"\0" * (1024 * 1024)
             for _ in range(size // len(block) + 1):
                 entry.write(block)

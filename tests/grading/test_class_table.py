@@ -143,7 +143,8 @@ def test_results_live_in_a_private_folder_of_an_unpredictable_name(tmp_path: Pat
 def test_the_grade_command_writes_private_files_and_refuses_a_linked_out_folder(
     tmp_path: Path,
 ) -> None:
-    """grades.csv and grades.md are 0600 in a 0700 folder; --out that is a link is refused."""
+    """grades.csv, grades.md and class-report.md are 0600 in a 0700 folder; --out that is a
+    link is refused."""
     make.starter_copy(tmp_path / "ben")
     command = [sys.executable, "-m", "labs", "grade", str(tmp_path / "ben"), "--timeout", "10"]
     done = subprocess.run(
@@ -156,7 +157,7 @@ def test_the_grade_command_writes_private_files_and_refuses_a_linked_out_folder(
     )
     assert done.returncode == 0, done.stderr
     assert os.stat(tmp_path / "out").st_mode & 0o777 == 0o700
-    for name in ("grades.csv", "grades.md"):
+    for name in ("grades.csv", "grades.md", "class-report.md"):
         assert os.stat(tmp_path / "out" / name).st_mode & 0o777 == 0o600
     (tmp_path / "elsewhere").symlink_to(tmp_path / "out")
     refused = subprocess.run(

@@ -61,7 +61,8 @@ def a_grade() -> Grade:
 
 
 def test_labs_check_ends_with_the_points_the_grader_gives_then_the_totals_line() -> None:
-    """The starter's memory points are the grader's, Postgres says "not run" with its command."""
+    """The starter's memory points are the grader's, over what ran; each part not graded here
+    says so with its points and the command that grades it."""
     done = lab("check", "--tree", "starter")
     lines = done.stdout.splitlines()
     assert done.returncode == 1 and lines[-1] == FINAL
@@ -71,13 +72,12 @@ def test_labs_check_ends_with_the_points_the_grader_gives_then_the_totals_line()
     assert earned == 3 * MEMORY_POINTS
     block = lines[lines.index("points as `labs grade` would give them:") : -1]
     assert f"  memory: {earned} / {len(memory) * MEMORY_POINTS}" in block
-    assert any(
-        line.startswith("  Postgres: not run (python -m labs check --tree starter --store postgres")
-        for line in block
-    )
-    assert "  typecheck: not run (python -m labs typecheck)" in block
-    assert any(line.startswith("  migration: not run (") for line in block)
-    assert block[-1] == f"  total: {earned} / {sum(c.points for c in CRITERIA)}"
+    assert f"  total: {earned} / {len(memory) * MEMORY_POINTS}" in block
+    postgres = "  not graded here: Postgres (30 points): run it with python -m labs check --tree "
+    assert any(line.startswith(postgres + "starter --store postgres") for line in block)
+    typecheck = "  not graded here: typecheck (10 points): run it with python -m labs typecheck"
+    assert typecheck in block
+    assert any(line.startswith("  not graded here: migration (10 points): ") for line in block)
 
 
 def test_selftest_prints_the_points_and_still_ends_with_the_totals_line() -> None:
@@ -95,15 +95,21 @@ def test_selftest_prints_the_points_and_still_ends_with_the_totals_line() -> Non
     )
     lines = done.stdout.splitlines()
     assert done.returncode == 1 and lines[-1] == FINAL
-    assert "  memory: 30 / 60" in lines and lines[-2].startswith("  total: 30 / ")
+    assert "  memory: 30 / 60" in lines and "  total: 30 / 60" in lines
 
 
 def test_the_points_count_what_ran_and_name_what_did_not() -> None:
-    """A Postgres run counts on its own line; memory not run says so; a partial run names gaps."""
+    """A Postgres run counts on its own line, over the checks that ran; the checks it left out
+    and memory, not run, are named with their points; a tree that does not import scores 0."""
     results = [CheckResult(str(n), n, "t", passed=n != 3) for n in (1, 2, 3)]
     lines = score_lines({"postgres": Report("starter", "postgres", results)}, "mine")
-    assert "  Postgres: 10 / 30 (checks 4, 5, 6 not run)" in lines
-    assert "  memory: not run (python -m labs check --tree mine)" in lines
+    assert "  Postgres: 10 / 15" in lines and "  total: 10 / 15" in lines
+    assert any(
+        line.startswith("  not graded here: checks 4, 5, 6 on Postgres (15 points): ")
+        for line in lines
+    )
+    memory = "  not graded here: memory (60 points): run it with python -m labs check --tree mine"
+    assert memory in lines
     broken = Report("starter", "memory", [], error="does not import")
     assert "  memory: 0 / 60" in score_lines({"memory": broken})
 
@@ -126,7 +132,7 @@ def test_watch_shows_the_points_after_each_run(tmp_path: Path) -> None:
     watcher.join(timeout=120)
     stop.set()
     shown = out.getvalue()
-    assert "memory: 30 / 60" in shown and "Postgres: not run (" in shown
+    assert "memory: 30 / 60" in shown and "not graded here: Postgres (30 points): " in shown
 
 
 def test_junit_xml_parses_with_the_counts_and_the_failure_messages() -> None:

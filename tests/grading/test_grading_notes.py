@@ -72,7 +72,7 @@ def test_a_harmless_edit_keeps_its_points_and_is_noted(tmp_path: Path) -> None:
     grade = Grader(tree, timeout=20.0).grade("ada")
     assert grade.outside_regions == [f"shared/keys.py:{line}"]
     assert f"shared/keys.py:{line}" in grade.note
-    assert f"shared/keys.py:{line}" in str(results_json(grade)["message"])
+    assert f"shared/keys.py:{line}" in str(results_json(grade)["note"])
     assert results_json(grade)["outside_regions"] == [f"shared/keys.py:{line}"]
 
 

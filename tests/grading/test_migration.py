@@ -132,3 +132,58 @@ def test_without_a_database_the_migration_runs_on_a_throwaway_cluster_and_says_s
     assert outcome.status == "fail"
     assert "runs.idempotency_key" in outcome.message
     assert outcome.output.startswith(THROWAWAY)
+
+
+def line_of(script: Path, text: str) -> int:
+    """The number of the first line of script holding text."""
+    lines = script.read_text(encoding="utf-8").splitlines()
+    return next(number for number, line in enumerate(lines, start=1) if text in line)
+
+
+@pytest.mark.parametrize(
+    ("build", "named", "told"),
+    [
+        (variant.DEFERRABLE_RUNS_KEY, "runs_idempotency_key_key", "DEFERRABLE, and INSERT"),
+        (variant.EXPRESSION_INDEX, "runs_key_lower", "unique on an expression, (lower("),
+        (variant.PARTIAL_RUNS_INDEX, "runs_key_live", "a partial index, (idempotency_key) WHERE"),
+        (variant.KEY_AND_SESSION, "runs_session_key_key", "on (session_id, idempotency_key), not"),
+        (variant.WITHOUT_MESSAGES_KEY, '"messages",', "makes no unique (run_id, seq) on messages"),
+    ],
+    ids=["deferrable", "on-an-expression", "partial", "on-other-columns", "missing"],
+)
+def test_a_failed_migration_names_the_line_of_its_own_script_that_made_it_so(
+    tmp_path: Path, fresh_database: str, build: Callable[[], str], named: str, told: str
+) -> None:
+    """Whatever Postgres holds instead of a uniqueness schema.py declares, the criterion's hint is
+    the learner's migration at the line that made it (or the table's create_table), said why."""
+    tree = make.fixed(tmp_path / "ada") / "starter"
+    script = variant.place(tree, build())
+    line = line_of(script, named) - (1 if named.startswith('"') else 0)  # create_table( above
+    grader = Grader(tree, timeout=20.0, database_url=fresh_database)
+    outcome = grader.outcome(next(c for c in CRITERIA if c.kind == "migration"))
+    assert outcome.status == "fail"
+    hint = f"hint:     migrations/versions/starter/{script.name}:{line}  the migration makes "
+    (said,) = [row for row in outcome.message.splitlines() if row.startswith("hint:")]
+    assert said.startswith(hint), outcome.message
+    assert told in said, said
+
+
+@pytest.mark.parametrize("schema", ["public", "app"])
+def test_tables_made_in_another_schema_are_named_so_on_every_postgres_criterion(
+    tmp_path: Path, fresh_database: str, schema: str
+) -> None:
+    """Public, which the server keeps from the submission's role, or a schema the migration made
+    itself: the migration and the six checks say where the tables went, and the script's line."""
+    tree = make.fixed(tmp_path / "ada") / "starter"
+    script = variant.place(tree, variant.tables_in(schema)())
+    line = line_of(script, f'"{schema}"')
+    grader = Grader(tree, timeout=20.0, database_url=fresh_database)
+    found = {c.key: grader.outcome(c) for c in CRITERIA if c.kind in ("migration", "postgres")}
+    assert len(found) == 7
+    for key, outcome in found.items():
+        assert outcome.status == "fail", key
+        first, hint = outcome.message.splitlines()
+        assert "puts its tables" in first and f" in schema {schema}, not in the one" in first
+        assert "search_path" in first, first
+        assert hint == f"hint:     migrations/versions/starter/{script.name}:{line}", key
+    assert grading_leftovers(fresh_database) == []

@@ -53,7 +53,7 @@ def test_the_untouched_starter_earns_exactly_checks_1_2_and_6(
     passed = {t["task_id"] for t in data["tests"] if t["status"] == "pass" and "task_id" in t}
     assert passed == {1, 2, 6}
     assert data["score"] == 3 * MEMORY_POINTS + typecheck_points["starter"]
-    assert f"score: {data['score']} / {data['max_score']}" in done.stdout
+    assert f"total: {data['score']} / {data['max_score']}" in done.stdout
     assert f"collected {len(CRITERIA)} items" in done.stdout
     graded = [c for c in CRITERIA if c.kind != "postgres"]
     assert [(t["name"], t["max_score"]) for t in data["tests"]] == [

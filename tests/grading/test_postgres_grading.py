@@ -20,6 +20,7 @@ from labs.pg.cluster import TempCluster
 from labs.pg.tenants import Names, new_names
 from labs.sandbox.box import run_sandboxed
 from tests.grading import submissions as make
+from tests.grading.mistakes.catalogue import CATALOGUE, build
 from tests.grading.postgres_help import grading_leftovers, postgres_outcomes, with_real_migration
 
 
@@ -172,4 +173,96 @@ def test_runs_sharing_a_server_make_and_drop_their_roles_at_once(fresh_database:
     for thread in threads:
         thread.join(timeout=240)
     assert failures == []
+    assert grading_leftovers(fresh_database) == []
+
+
+def line_of(script: Path, text: str) -> int:
+    """The number of the first line of script holding text."""
+    lines = script.read_text(encoding="utf-8").splitlines()
+    return next(number for number, line in enumerate(lines, start=1) if text in line)
+
+
+def hint_of(message: str) -> str:
+    """The hint line of a check's message."""
+    (hint,) = [line for line in message.splitlines() if line.startswith("hint:")]
+    return hint
+
+
+# Catalogue answers whose regions are right and whose migration is not: the text naming the
+# flaw in the script (a quoted table: its create_table above), its own check and its words.
+FROM_THE_MIGRATION = {
+    "migration-with-a-deferrable-runs-key": (
+        "runs_idempotency_key_key",
+        3,
+        "the migration makes runs_idempotency_key_key DEFERRABLE, and INSERT ... ON CONFLICT "
+        "cannot use a deferrable constraint (SQLSTATE 55000)",
+    ),
+    "migration-with-a-unique-index-on-an-expression": (
+        "runs_key_lower",
+        3,
+        "the migration makes runs_key_lower unique on an expression, (lower(idempotency_key)): "
+        "INSERT ... ON CONFLICT (idempotency_key) finds no unique index or constraint it can use "
+        "(SQLSTATE 42P10)",
+    ),
+    "partial-unique-index-on-runs": (
+        "runs_key_live",
+        3,
+        "the migration makes runs_key_live a partial",
+    ),
+    "migration-without-the-messages-key": (
+        '"messages",',
+        5,
+        "the migration makes no unique (run_id, seq) on messages, which shared/schema.py declares",
+    ),
+}
+FOLLOWS = (
+    "follows from the migration's deferrable constraint runs_idempotency_key_key: INSERT ... ON "
+    "CONFLICT cannot use it (SQLSTATE 55000), so Postgres refused every new run"
+)
+
+
+@pytest.mark.parametrize("name", list(FROM_THE_MIGRATION))
+def test_a_failure_that_follows_from_the_migration_points_at_it_not_at_a_region(
+    tmp_path: Path, fresh_database: str, name: str
+) -> None:
+    """Every failed check hints at the migration's line that made it fail: the check the
+    uniqueness serves says what Postgres refused and why, the others that it follows from it."""
+    (answer,) = [a for a in CATALOGUE if a.name == name]
+    named, own, told = FROM_THE_MIGRATION[name]
+    tree = build(answer, tmp_path / "ada")
+    script = next((tree.parent / "migrations" / "versions" / "starter").glob("*.py"))
+    line = line_of(script, named) - (1 if named.startswith('"') else 0)  # create_table( above
+    where = f"hint:     migrations/versions/starter/{script.name}:{line}  "
+    outcomes = postgres_outcomes(tree, fresh_database)
+    failed = {n: o.message for n, o in outcomes.items() if not o.passed}
+    assert set(failed) == set(answer.postgres_fails) and own in failed, failed
+    for number, message in failed.items():
+        hint = hint_of(message)
+        assert hint.startswith(where + (told if number == own else FOLLOWS)), message
+
+
+def test_a_migration_lacking_a_uniqueness_is_blamed_only_where_schema_py_declares_it(
+    tmp_path: Path, fresh_database: str
+) -> None:
+    """The same migration without constraints: under a schema.py that declares them, checks 3
+    and 5 hint at the migration's create_table; under the starter's TODOs, at the tree's files."""
+    declared = make.fixed(tmp_path / "ada") / "starter"
+    todo = make.starter_copy(tmp_path / "ben")
+    for tree in (declared, todo):
+        with_real_migration(tree, constraints=False)
+    script = next((declared.parent / "migrations" / "versions" / "starter").glob("*.py"))
+    migration = f"hint:     migrations/versions/starter/{script.name}:"
+    hints = {
+        tree: {
+            n: hint_of(o.message)
+            for n, o in postgres_outcomes(tree, fresh_database).items()
+            if n in (3, 5)
+        }
+        for tree in (declared, todo)
+    }
+    for number, table in ((3, '"runs",'), (5, '"messages",')):
+        assert hints[declared][number].startswith(
+            f"{migration}{line_of(script, table) - 1}  the migration makes no unique"
+        ), hints[declared]
+        assert hints[todo][number].startswith("hint:     starter/shared/"), hints[todo]
     assert grading_leftovers(fresh_database) == []

@@ -149,7 +149,7 @@ def test_the_release_is_a_kit_that_grades(
     only = ",".join([*(f"memory-{n}" for n in range(1, 7)), "migration"])
     command = ["-m", "labs.grading.pytest_main", "--lab-tree", "starter", "--lab-only", only]
     done = run_released(release, [*command, "--lab-fail-under", "70"], cwd=tmp_path / "learner")
-    assert f"score: {score} / 70" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"total: {score} / 70" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
     assert done.returncode == (0 if solved else 1)
 
 

@@ -15,6 +15,21 @@ from labs.term.i18n import N_, _
 from ..context import Answer, CheckContext, expect, record
 from ..definition import check
 from ..hints import Hint
+from ..rules import (
+    ONE_ROW_PER_KEY,
+    OTHER_CLIENT_ID_NEW_RUN,
+    OTHER_SESSION_NEW_RUN,
+    RACE_ACCEPTED,
+    RACE_ONE_RUN,
+    REPLAY_REPORTED,
+    RETRY_ACCEPTED,
+    RETRY_SAME_RUN,
+    TEXT_CAPITAL_NEW_RUN,
+    TEXT_NEXT_WINDOW_NEW_RUN,
+    TEXT_OTHER_SESSION_NEW_RUN,
+    TEXT_OTHER_TEXT_NEW_RUN,
+    TEXT_RETRY_SAME_RUN,
+)
 from .keys_in_time import a_window_start, keys_with_a_client_id, keys_without_a_client_id
 
 BURSTS, BURST_SIZE = 3, 4  # the races: how many, and how many requests in each
@@ -45,17 +60,23 @@ def idempotency(ctx: CheckContext) -> None:
         first.status == second.status == 202 and run_id is not None,
         _("202 for both requests"),
         _("{first} then {second}").format(first=first.shown(), second=second.shown()),
+        rule=RETRY_ACCEPTED,
     )
     expect(
         run_id == second.field("runId"),
         _("the same runId for both requests"),
         _("{first} then {second} (two runs)").format(first=run_id, second=second.field("runId")),
         store_hint,
+        rule=RETRY_SAME_RUN,
     )
     replays(first, second, store_hint)
     rows = ctx.rows_with_key(key)
     expect(
-        rows == 1, _("one row in runs for the key"), _("{rows} rows").format(rows=rows), store_hint
+        rows == 1,
+        _("one row in runs for the key"),
+        _("{rows} rows").format(rows=rows),
+        store_hint,
+        rule=ONE_ROW_PER_KEY,
     )
     elsewhere = ctx.post("/chat", {**request, "sessionId": theirs}).field("runId")
     expect(
@@ -63,6 +84,7 @@ def idempotency(ctx: CheckContext) -> None:
         _("a new run for the same clientMessageId in another session"),
         _("{run}: the other session's run").format(run=elsewhere),
         keys_hint,
+        rule=OTHER_SESSION_NEW_RUN,
     )
     another = ctx.post("/chat", {**request, "clientMessageId": ctx.token("c")})
     expect(
@@ -70,6 +92,7 @@ def idempotency(ctx: CheckContext) -> None:
         _("202 and a new run for the same text under another clientMessageId in the same session"),
         _("{answer}: {run} was the first message's run").format(answer=another.shown(), run=run_id),
         store_hint,
+        rule=OTHER_CLIENT_ID_NEW_RUN,
     )
     runs_without_a_client_id(ctx, mine, theirs, start, retry_after, keys_hint)
     ctx.clock(start)
@@ -88,6 +111,7 @@ def replays(first: Answer, again: Answer, hint: Hint) -> None:
             "when it hands back the run that already holds the key"
         ).format(first=str(first.replayed).lower(), again=str(again.replayed).lower()),
         hint,
+        rule=REPLAY_REPORTED,
     )
 
 
@@ -112,6 +136,7 @@ def runs_without_a_client_id(
             first=first.shown(), second=again.shown()
         ),
         hint,
+        rule=TEXT_RETRY_SAME_RUN,
     )
     replays(first, again, hint)
     ctx.clock(start + ctx.bucket_seconds)
@@ -120,11 +145,11 @@ def runs_without_a_client_id(
     there = ctx.post("/chat", {"sessionId": theirs, "message": text})
     other = ctx.post("/chat", {"sessionId": mine, "message": ctx.text()})
     capital = ctx.post("/chat", {"sessionId": mine, "message": text.capitalize()})
-    for answer, what in (
-        (next_window, _("the same text in the next window")),
-        (there, _("the same text in another session")),
-        (other, _("another text in the same session")),
-        (capital, _("the same text with a capital letter")),
+    for answer, what, rule in (
+        (next_window, _("the same text in the next window"), TEXT_NEXT_WINDOW_NEW_RUN),
+        (there, _("the same text in another session"), TEXT_OTHER_SESSION_NEW_RUN),
+        (other, _("another text in the same session"), TEXT_OTHER_TEXT_NEW_RUN),
+        (capital, _("the same text with a capital letter"), TEXT_CAPITAL_NEW_RUN),
     ):
         expect(
             answer.status == 202
@@ -135,6 +160,7 @@ def runs_without_a_client_id(
                 answer=answer.shown(), run=first.field("runId")
             ),
             hint,
+            rule=rule,
         )
 
 
@@ -150,6 +176,7 @@ def one_race(ctx: CheckContext, session_id: str, hint: Hint) -> None:
         _("statuses {statuses}, {failed} requests failed").format(
             statuses=statuses, failed=BURST_SIZE - len(values)
         ),
+        rule=RACE_ACCEPTED,
     )
     runs = {record(v.get("json")).get("runId") for v in values}
     key = ctx.key(session_id, str(body["clientMessageId"]), str(body["message"]))
@@ -162,4 +189,5 @@ def one_race(ctx: CheckContext, session_id: str, hint: Hint) -> None:
             "request got in (look up and insert under one lock, or let the database decide)"
         ).format(runs=len(runs), rows=rows),
         hint,
+        rule=RACE_ONE_RUN,
     )

@@ -6,6 +6,7 @@ from labs.term.i18n import N_, _
 
 from ..context import CheckContext, expect
 from ..definition import check
+from ..rules import ACCEPTS_MESSAGE, refuses_missing
 
 
 @check(1, N_("gateway intake: POST /chat answers 202 with a pending run"), "gateway/routes.py")
@@ -19,6 +20,7 @@ def gateway_intake(ctx: CheckContext) -> None:
         and answer.field("status") == "pending",
         _("202 {runId, status: pending}"),
         answer.shown(),
+        rule=ACCEPTS_MESSAGE,
     )
     for bad, field in (
         ({"message": ctx.text()}, "sessionId"),
@@ -29,4 +31,5 @@ def gateway_intake(ctx: CheckContext) -> None:
             refused.status == 400 and field in refused.text,
             _("400 naming {field} when it is missing").format(field=field),
             refused.shown(),
+            rule=refuses_missing(field),
         )

@@ -26,9 +26,23 @@ from typing import Any
 
 from labs.term.i18n import _
 
-from ..context import CheckContext, expect
+from ..context import CheckContext, expect, expect_all
 from ..errors import CheckFailedError, RefusedError
 from ..hints import Hint
+from ..rules import (
+    CLIENT_KEY_CLIENT_ID,
+    CLIENT_KEY_SESSION,
+    CLIENT_KEY_TIMELESS,
+    KEY_NOW,
+    KEY_RETURNED,
+    KEY_SAME_IN_EVERY_PROCESS,
+    KEY_STABLE,
+    TEXT_KEY_AS_SENT,
+    TEXT_KEY_LATER_WINDOW,
+    TEXT_KEY_SESSION,
+    TEXT_KEY_TEXT,
+    TEXT_KEY_WINDOW,
+)
 
 HOUR = 3600.0  # the lesson's "an hour later": never the same window
 DAY = 86400.0
@@ -76,29 +90,34 @@ def keys_with_a_client_id(
             first=key[:12], second=again[:12]
         ),
         hint,
+        rule=KEY_STABLE,
     )
-    expect(
-        all(found == key for found in [given_now, *moved]),
-        _(
-            "the same key now, a window later and an hour later, with or without `now`: "
-            "with a clientMessageId, time plays no part"
+    # A key that is the same for the same call is judged on each rule at once.
+    expect_all(
+        hint,
+        (
+            all(found == key for found in [given_now, *moved]),
+            _(
+                "the same key now, a window later and an hour later, with or without `now`: "
+                "with a clientMessageId, time plays no part"
+            ),
+            _("a different key once the clock moved on: a retry after a pause makes a second run"),
+            CLIENT_KEY_TIMELESS,
         ),
-        _("a different key once the clock moved on: a retry after a pause makes a second run"),
-        hint,
-    )
-    expect(
-        theirs_key != key,
-        _("another key for the same clientMessageId in another session"),
-        _("the same key: one session's request would replay another session's run"),
-        hint,
-    )
-    expect(
-        other_key != key,
-        _("another key for another clientMessageId"),
-        _("the same key for {one} and {other}: two messages would share one run").format(
-            one=client_id, other=other_id
+        (
+            theirs_key != key,
+            _("another key for the same clientMessageId in another session"),
+            _("the same key: one session's request would replay another session's run"),
+            CLIENT_KEY_SESSION,
         ),
-        hint,
+        (
+            other_key != key,
+            _("another key for another clientMessageId"),
+            _("the same key for {one} and {other}: two messages would share one run").format(
+                one=client_id, other=other_id
+            ),
+            CLIENT_KEY_CLIENT_ID,
+        ),
     )
     last = later[-1]
     here = [key, *moved[-2:]]
@@ -135,82 +154,90 @@ def keys_without_a_client_id(
     theirs_key, other_key, capital_key, spaced_key = keys[2 * len(moments) :]
     in_window, (next_one, after_next, later), first = asked[:SAMPLES], asked[SAMPLES:], asked[0]
     changes = sum(a != b for a, b in itertools.pairwise(in_window))
-    expect(
-        changes <= 1,
-        _(
-            "without a clientMessageId, the same text sent again within {seconds:g} s "
-            "(TIME_BUCKET_SECONDS) to be a retry: the same key"
-        ).format(seconds=window),
-        _(
-            "the key changed {changes} times over {span:g} s: a retry a few seconds later "
-            "makes a second run (the time in the key must be the window it falls in)"
-        ).format(changes=changes, span=0.9 * window),
-        hint,
-    )
-    expect(
-        len({first, next_one, after_next}) == 3,
-        _(
-            "without a clientMessageId, the same text {seconds:g} s and {twice:g} s later to be "
-            "a new message each time: a new key in each window"
-        ).format(seconds=window, twice=2 * window),
-        _(
-            "the same key in two windows: the key's window is longer than {seconds:g} s "
-            "(TIME_BUCKET_SECONDS), or the key holds no time, so the same words sent again a "
-            "window later get the old run back"
-        ).format(seconds=window),
-        hint,
-    )
-    expect(
-        later != first,
-        _("without a clientMessageId, the same text an hour later to be a new message: a new key"),
-        _(
-            "the same key: the same words an hour later are taken for a retry and get the "
-            "old run back (no time window in the key, or one longer than an hour)"
-        ),
-        hint,
-    )
-    expect(
-        theirs_key != first,
-        _("without a clientMessageId, another key for the same text in another session"),
-        _("the same key: another session's \u201c{text}\u201d would get this session's run").format(
-            text=text
-        ),
-        hint,
-    )
-    expect(
-        other_key != first,
-        _("without a clientMessageId, another key for another text in the same session"),
-        _(
-            "the same key for \u201c{one}\u201d and \u201c{other}\u201d: the second message would "
-            "be refused with 409 or given the first one's run"
-        ).format(one=text, other=other_text),
-        hint,
-    )
-    expect(
-        first not in (capital_key, spaced_key),
-        _(
-            "without a clientMessageId, another key for a text that differs only in case "
-            "or spacing: the text goes into the key as it was sent"
-        ),
-        _(
-            "the same key for \u201c{one}\u201d as for \u201c{capital}\u201d or "
-            "\u201c{spaced}\u201d: a message that differs only in case or spacing would be "
-            "refused with 409"
-        ).format(one=text, capital=capital, spaced=spaced),
-        hint,
-    )
     differ = [(m, a, g) for m, a, g in zip(moments, asked, given, strict=True) if a != g]
     moment, asked_key, given_key = (differ or [(start, "", "")])[0]
-    expect(
-        not differ,
-        _(
-            "the same key with now=t as without `now` while the clock reads t: the time comes "
-            "from `now` when it is given, else from the clock"
-        ),
-        _("{given}… with now={moment:.1f}, {asked}… from the clock at that moment").format(
-            given=given_key[:12], moment=moment, asked=asked_key[:12]
-        ),
+    # All judged on the keys in hand: the failure names every rule the key breaks. Case and
+    # spacing are judged only for a key that holds the text at all.
+    expect_all(
         hint,
+        (
+            changes <= 1,
+            _(
+                "without a clientMessageId, the same text sent again within {seconds:g} s "
+                "(TIME_BUCKET_SECONDS) to be a retry: the same key"
+            ).format(seconds=window),
+            _(
+                "the key changed {changes} times over {span:g} s: a retry a few seconds later "
+                "makes a second run (the time in the key must be the window it falls in)"
+            ).format(changes=changes, span=0.9 * window),
+            TEXT_KEY_WINDOW,
+        ),
+        (
+            len({first, next_one, after_next}) == 3,
+            _(
+                "without a clientMessageId, the same text {seconds:g} s and {twice:g} s later "
+                "to be a new message each time: a new key in each window"
+            ).format(seconds=window, twice=2 * window),
+            _(
+                "the same key in two windows: the key's window is longer than {seconds:g} s "
+                "(TIME_BUCKET_SECONDS), or the key holds no time, so the same words sent again a "
+                "window later get the old run back"
+            ).format(seconds=window),
+            TEXT_KEY_LATER_WINDOW,
+        ),
+        (
+            later != first,
+            _(
+                "without a clientMessageId, the same text an hour later to be a new message: "
+                "a new key"
+            ),
+            _(
+                "the same key: the same words an hour later are taken for a retry and get the "
+                "old run back (no time window in the key, or one longer than an hour)"
+            ),
+            TEXT_KEY_LATER_WINDOW,
+        ),
+        (
+            theirs_key != first,
+            _("without a clientMessageId, another key for the same text in another session"),
+            _(
+                "the same key: another session's \u201c{text}\u201d would get this session's run"
+            ).format(text=text),
+            TEXT_KEY_SESSION,
+        ),
+        (
+            other_key != first,
+            _("without a clientMessageId, another key for another text in the same session"),
+            _(
+                "the same key for \u201c{one}\u201d and \u201c{other}\u201d: the second message "
+                "would be refused with 409 or given the first one's run"
+            ).format(one=text, other=other_text),
+            TEXT_KEY_TEXT,
+        ),
+        (
+            other_key == first or first not in (capital_key, spaced_key),
+            _(
+                "without a clientMessageId, another key for a text that differs only in case "
+                "or spacing: the text goes into the key as it was sent"
+            ),
+            _(
+                "the same key for \u201c{one}\u201d as for \u201c{capital}\u201d or "
+                "\u201c{spaced}\u201d: a message that differs only in case or spacing would be "
+                "refused with 409"
+            ).format(one=text, capital=capital, spaced=spaced),
+            TEXT_KEY_AS_SENT,
+        ),
+        (
+            not differ,
+            _(
+                "the same key with now=t as without `now` while the clock reads t: the time "
+                "comes from `now` when it is given, else from the clock"
+            ),
+            _("{given}… with now={moment:.1f}, {asked}… from the clock at that moment").format(
+                given=given_key[:12], moment=moment, asked=asked_key[:12]
+            ),
+            KEY_NOW,
+        ),
     )
     here = [first, given[0], theirs_key]
     there = at(start, ask(mine, None, text), ask(mine, None, text, start), ask(theirs, None, text))
@@ -234,6 +261,7 @@ def same_in_another_process(
             "a retry that reaches another instance, or comes after a restart, makes a second run"
         ).format(here=here[0][:12], there=(there or [""])[0][:12]),
         hint,
+        rule=KEY_SAME_IN_EVERY_PROCESS,
     )
 
 
@@ -244,7 +272,9 @@ def computed(
     replies = ctx.batch(calls, host)
     for reply in replies:
         if isinstance(reply, RefusedError):
-            raise CheckFailedError(_("idempotency_key_for to return a key"), reply.describe(), hint)
+            raise CheckFailedError(
+                _("idempotency_key_for to return a key"), reply.describe(), hint, (KEY_RETURNED,)
+            )
     return [str(reply) for call, reply in zip(calls, replies, strict=True) if call["op"] == "key"]
 
 

@@ -12,6 +12,15 @@ from ..context import CheckContext, expect, record, store_call
 from ..definition import check
 from ..errors import CheckFailedError, RefusedError
 from ..hints import Hint
+from ..rules import (
+    LETS_EVERY_MOVE,
+    MOVE_APPLIED,
+    REFUSAL_NAMES_STATES,
+    REFUSED_MOVE_KEEPS_RUN,
+    SIX_STATUSES,
+    lets,
+    refuses,
+)
 
 
 @check(
@@ -27,6 +36,7 @@ def state_machine(ctx: CheckContext) -> None:
         _("the six statuses {statuses}").format(statuses=", ".join(STATUSES)),
         ", ".join(ctx.statuses),
         hint,
+        rule=SIX_STATUSES,
     )
     # One run per (from, to) pair, brought to `from` by the lesson's moves, then moved.
     pairs = [(current, target) for current in STATUSES for target in STATUSES]
@@ -64,6 +74,7 @@ def state_machine(ctx: CheckContext) -> None:
                 ),
                 status,
                 hint,
+                rule=MOVE_APPLIED,
             )
         elif not isinstance(reply, RefusedError):
             went_through.append(f"{current} -> {target}")
@@ -77,6 +88,7 @@ def state_machine(ctx: CheckContext) -> None:
                 ),
                 reply.describe(),
                 hint,
+                rule=REFUSAL_NAMES_STATES,
             )
             expect(
                 status == current,
@@ -85,6 +97,7 @@ def state_machine(ctx: CheckContext) -> None:
                 ),
                 _("the run is now {status}").format(status=status),
                 hint,
+                rule=REFUSED_MOVE_KEEPS_RUN,
             )
     # One traced walk, for the sequence diagram: pending -> running -> done, then refused.
     run_id = runs[0]
@@ -106,11 +119,15 @@ def refused_move(current: str, target: str, error: RefusedError, hint: Hint) -> 
         wanted = _("pending -> failed to be allowed (a run may fail before it ever runs)")
     else:
         wanted = _("{current} -> {target} to be allowed").format(current=current, target=target)
-    return CheckFailedError(wanted, error.describe(), hint)
+    return CheckFailedError(wanted, error.describe(), hint, (refuses(current, target),))
 
 
 def moves_went_through(moves: list[str], hint: Hint) -> CheckFailedError:
-    """The failure for moves the lesson refuses that went through, the worst one named first."""
+    """The failure for moves the lesson refuses that went through, the worst one named first.
+
+    It names the rule of each such move, so a class report lists the learner under every
+    one; when all of them went through, one rule instead: the allowlist refuses none.
+    """
     worst = min(moves, key=lesson_order)
     others = [m for m in moves if m != worst]
     state, _arrow, target = worst.partition(" -> ")
@@ -122,7 +139,13 @@ def moves_went_through(moves: list[str], hint: Hint) -> CheckFailedError:
         got += _(" (and {count} more the lesson refuses: {moves})").format(
             count=len(others), moves=listed
         )
-    return CheckFailedError(_("IllegalTransitionError for {move}").format(move=worst), got, hint)
+    broken = tuple(lets(*move.split(" -> ")) for move in sorted(moves, key=lesson_order))
+    refused_by_the_lesson = sum(len(STATUSES) - len(LESSON_MOVES[s]) for s in STATUSES)
+    if len(set(moves)) == refused_by_the_lesson:
+        broken = (LETS_EVERY_MOVE,)
+    return CheckFailedError(
+        _("IllegalTransitionError for {move}").format(move=worst), got, hint, broken
+    )
 
 
 def lesson_order(move: str) -> tuple[bool, bool, bool, int, int]:

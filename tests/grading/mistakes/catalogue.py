@@ -612,6 +612,35 @@ CATALOGUE: tuple[Answer, ...] = (
         postgres_fails=frozenset({3, 5}),
         migration_passes=False,
     ),
+    # Issue 21: regions right, schema.py declaring both; the migration alone is wrong.
+    Answer(
+        "migration-without-the-messages-key",
+        "declared (run_id, seq) unique in schema.py after generating the migration",
+        migration=variant.WITHOUT_MESSAGES_KEY,
+        postgres_fails=frozenset({5}),
+        migration_passes=False,
+    ),
+    Answer(
+        "migration-with-a-deferrable-runs-key",
+        "made the idempotency key's constraint DEFERRABLE INITIALLY DEFERRED in the migration",
+        migration=variant.DEFERRABLE_RUNS_KEY,
+        postgres_fails=frozenset(range(1, 7)),  # Postgres refuses every run it makes
+        migration_passes=False,
+    ),
+    Answer(
+        "migration-with-a-unique-index-on-an-expression",
+        "a unique index on lower(idempotency_key) in the migration instead of the constraint",
+        migration=variant.EXPRESSION_INDEX,
+        postgres_fails=frozenset({3}),
+        migration_passes=False,
+    ),
+    Answer(
+        "migration-with-tables-in-public",
+        "a migration generated against tables in public names that schema for each",
+        migration=variant.TABLES_IN_PUBLIC,
+        postgres_fails=frozenset(range(1, 7)),  # no tables where the checks look
+        migration_passes=False,
+    ),
     Answer(
         "unique-indexes-instead-of-constraints",
         "correct but different: unique indexes, added after the tables",

@@ -1,0 +1,117 @@
+"""The Postgres a class is graded on, checked once, before the first hand-in is graded.
+
+Every hand-in's Postgres checks and migration run on the same server as the
+same role. A server that cannot be reached, a role that lacks what grading
+needs, or a server that will not let the submissions' roles log in fails
+every hand-in alike, but only where the hand-in got that far: one with no
+migration fails anyway and keeps those points in its maximum, one with a
+migration is "not graded" there, and the table mixes 70/70 with 40/110. So
+`labs grade` refuses the whole class instead (GradingRefusedError, a
+non-zero exit), with the one fix, before any hand-in is graded.
+
+On PostgreSQL 15 and older a CREATEROLE role may grant itself any role but
+a superuser, pg_execute_server_program included (shell commands as the
+server's user), so there the kit never asks for CREATEROLE: it asks for a
+superuser on a server kept for grading, or for grading without
+DATABASE_URL. From 16 on, CREATEROLE only reaches roles its holder made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from labs.pg.tenants import new_names
+from labs.term.i18n import _
+
+from .errors import GradingRefusedError
+from .on_postgres import Tenant, as_role, ensure_logins
+from .on_postgres_roles import (
+    connect_admin,
+    create_roles,
+    drop_roles,
+    refuse_without_privileges,
+)
+from .on_postgres_throwaway import throwaway_url
+
+SAFE_CREATEROLE = 160000  # server_version_num from which CREATEROLE cannot widen itself
+
+
+def check_class_database(database_url: str) -> None:
+    """Refuse (GradingRefusedError) a server or role no hand-in could be graded on.
+
+    Connects as the grader, checks its privileges, then makes one pair of
+    submission roles, sees them log in as a submission's would (from a
+    sandbox) and drops them.
+    """
+    names = new_names()
+    try:
+        admin = connect_admin(database_url, names.marker)
+    except GradingRefusedError as error:
+        raise GradingRefusedError(
+            _("{error}: is Postgres running, and DATABASE_URL right?").format(error=error)
+        ) from None
+    try:
+        with admin.cursor() as cursor:
+            refuse_role(cursor)
+            tenant_password, reader_password = create_roles(cursor, names)
+            try:
+                ensure_logins(
+                    Tenant(
+                        names.tenant,
+                        as_role(database_url, names.tenant, tenant_password),
+                        as_role(database_url, names.reader, reader_password),
+                    )
+                )
+            finally:
+                drop_roles(cursor, names)
+    finally:
+        admin.close()
+
+
+def refuse_role(cursor: Any) -> None:
+    """Refuse a role that lacks what grading needs, with advice that never widens it unsafely."""
+    refuse_widening_advice(cursor)
+    refuse_without_privileges(cursor)
+
+
+def refuse_widening_advice(cursor: Any) -> None:
+    """On Postgres 15 or older, refuse a role that could grade only with CREATEROLE.
+
+    The refusal asks for what is safe there instead of the grant.
+    """
+    cursor.execute(
+        "SELECT current_setting('server_version_num')::int, r.rolname::text, r.rolsuper,"
+        " r.rolcreaterole FROM pg_catalog.pg_roles r WHERE r.rolname = current_user"
+    )
+    version, role, superuser, createrole = cursor.fetchone()
+    if version < SAFE_CREATEROLE and not superuser and not createrole:
+        raise GradingRefusedError(without_createrole(role, version // 10000))
+
+
+def without_createrole(role: str, major: int) -> str:
+    """What to do when a role lacks CREATEROLE on a server where granting it is unsafe."""
+    return _(
+        "the role {role} may not create the submissions' roles, and on PostgreSQL {major} "
+        "CREATEROLE would let it make itself a superuser: grade as the superuser of a server "
+        "kept for grading, or without DATABASE_URL (the migration then runs on a throwaway "
+        "Postgres of the kit's own where the server binaries are installed, and the checks on "
+        "Postgres are not graded)"
+    ).format(role=role, major=major)
+
+
+def check_throwaway() -> None:
+    """Start the throwaway Postgres the migrations run on without DATABASE_URL, or refuse.
+
+    Nothing to do without server binaries: the migration is then not graded,
+    for every hand-in alike.
+    """
+    try:
+        throwaway_url()
+    except GradingRefusedError as error:
+        raise GradingRefusedError(
+            _(
+                "{error}: the migration criterion runs on it; repair the PostgreSQL server "
+                "install (`python -m labs doctor` checks it), or set DATABASE_URL to a server "
+                "kept for grading"
+            ).format(error=error)
+        ) from None
