@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -81,3 +82,28 @@ def test_the_runs_page_in_chinese_shows_a_refusal_and_its_tables(
         screenshot(tab, "runs-zh", docs=True, docs_from="#last-outcome")
     finally:
         context.close()
+
+
+# Draws one character on a canvas in the page's own font and returns its pixels.
+DRAWN = """(character) => {
+    const canvas = document.createElement("canvas");
+    canvas.width = 40;
+    canvas.height = 40;
+    const pen = canvas.getContext("2d");
+    pen.font = "32px " + getComputedStyle(document.body).fontFamily;
+    pen.fillText(character, 4, 32);
+    return Array.from(pen.getImageData(0, 0, 40, 40).data).join(",");
+}"""
+
+
+def test_chinese_is_drawn_in_a_font_that_has_it_not_as_boxes(page: Any, live_url: str) -> None:
+    """Two different Chinese characters come out different and unlike a character no font
+    has: without a font covering Chinese, every one is the same empty box."""
+    page.goto(f"{live_url}/checks?lang=zh_Hans_CN")
+    first, second, nowhere = (
+        hashlib.sha256(page.evaluate(DRAWN, c).encode()).hexdigest()[:12]
+        for c in ("中", "检", "\U0010fffd")
+    )
+    assert first != second and nowhere not in (first, second), (
+        "no font covering Chinese: install fonts-wqy-zenhei (.ci/run does)"
+    )
