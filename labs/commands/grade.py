@@ -208,10 +208,10 @@ def run(args: argparse.Namespace) -> int:
     except OutputError as error:
         print(f"grade: {error}", file=sys.stderr)
         return 2
-    broken = sum(bool(g.note) for g in grades)
+    noted = sum(bool(g.note) for g in grades)
     print(
         f"{len(grades)} submissions graded in {time.perf_counter() - started:.1f} s"
-        + (f", {broken} with problems (see note)" if broken else "")
+        + (f", {noted} with a note to read" if noted else "")
         + (", Postgres not graded (no DATABASE_URL)" if not database_url else "")
     )
     print(

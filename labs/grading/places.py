@@ -47,6 +47,11 @@ class Places:
             (re.compile(SANDBOX_COPY + "versions(/)"), migrations),
             (re.compile(STARTS + re.escape(copy_name) + "(/)"), tree),
         ]
+        if copy_name != os.path.basename(tree):
+            # A name of the grader's own is nowhere but in its copies: a path ending in it is
+            # one of them however it is written, relative to the grader's folder too.
+            anywhere = STARTS + "(?:" + PATH_CHARS + "*/)?" + re.escape(copy_name) + "(/)"
+            self._renames.append((re.compile(anywhere), tree))
 
     def shown(self, text: str) -> str:
         """text with each path into one of the grader's folders written as the learner's."""

@@ -15,6 +15,8 @@ limits bound it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import importlib.metadata
 import os
 import re
 import secrets
@@ -97,16 +99,39 @@ def mypy_command(tree: Path, config: Path, cache: Path) -> list[str]:
 def baseline_places() -> list[Path]:
     """Where the baseline may be kept, in order: beside the kit, then in this user's cache.
 
-    Built once and kept, like any cache; mypy rechecks whatever changed since.
-    The second place serves a grader that may not enter the first: an
-    unprivileged instructor after root graded here, whose umask 077 kept
-    .mypy_cache to root, or a kit installed where only root may write.
+    Built once for each baseline_key and kept, like any cache. The second
+    place serves a grader that may not enter the first: an unprivileged
+    instructor after root graded here, whose umask 077 kept .mypy_cache to
+    root, or a kit installed where only root may write.
     """
-    places = [REPO_ROOT / ".mypy_cache" / "lab-grading-baseline"]
+    key = baseline_key(REPO_ROOT)
+    places = [REPO_ROOT / ".mypy_cache" / f"lab-grading-baseline-{key}"]
     with contextlib.suppress(RuntimeError, KeyError):  # no home: only the kit's place
         home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        places.append(Path(home) / "mini-koda-lab" / "mypy-baseline")
+        places.append(Path(home) / "mini-koda-lab" / f"mypy-baseline-{key}")
     return places
+
+
+def baseline_key(root: Path) -> str:
+    """What a baseline holds, as a digest: Python's and mypy's versions, the settings, and
+    the kit's own source (a tree imports the kit, so mypy reads it as part of each tree).
+
+    A baseline whose kit has changed since is never used: mypy would recheck
+    the whole kit for every submission (five times slower here) instead of once.
+    """
+    digest = hashlib.sha256(f"{sys.version}\n{mypy_version()}\n{MYPY_SETTINGS}\n".encode())
+    for path in sorted((root / "labs").rglob("*.py*")):
+        if path.suffix in (".py", ".pyi"):
+            digest.update(f"{path.relative_to(root)}\n".encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def mypy_version() -> str:
+    """The installed mypy's version, or "" without one (the typecheck then says so)."""
+    try:
+        return importlib.metadata.version("mypy")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 def baseline_cache() -> Path | None:
@@ -151,6 +176,11 @@ def build_baseline(place: Path) -> None:
         # Another grading process may have finished first: either copy will do.
         with contextlib.suppress(OSError):
             (Path(home) / "c").rename(place)
+    # The baselines of an earlier kit are never used again.
+    stem = place.name.rpartition("-")[0]
+    for older in place.parent.glob(f"{stem}-*") if stem else []:
+        if older != place and older.is_dir():
+            shutil.rmtree(older, ignore_errors=True)
 
 
 def inside(tree: Path, line: str, cwd: Path) -> bool:

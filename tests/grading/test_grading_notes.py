@@ -119,7 +119,7 @@ def test_a_submission_without_a_migration_says_why_postgres_failed(
     reason = "no migration of the tree's own to apply to Postgres"
     row = next(line for line in done.stdout.splitlines() if line.startswith("cho"))
     assert reason in row
-    assert "1 with problems" in done.stdout
+    assert "1 with a note to read" in done.stdout
     assert reason in (out / "grades.md").read_text(encoding="utf-8")
 
 

@@ -45,13 +45,26 @@ SANDBOX = "/tmp/lab-sandbox-q3"
         ),
         (f"(at {COPY}/infra/memory.py:9)", "(at work/starter/infra/memory.py:9)"),
         (
+            "(at lab-class-x1/s0/graded_s0_wei/gateway/routes.py:7)",
+            "(at work/starter/gateway/routes.py:7)",
+        ),
+        (
             f"no migration found in {SCRATCH}/migrations/versions/graded_s0_wei: generate one",
             "no migration found in work/migrations/versions/starter: generate one",
         ),
         (f"{SANDBOX}/versions/0001_mine.py", "work/migrations/versions/starter/0001_mine.py"),
         ("graded_s0_wei_old/keys.py and plain words", "graded_s0_wei_old/keys.py and plain words"),
     ],
-    ids=["spliced", "sandbox", "mypy", "copy", "migrations", "migration-in-sandbox", "others"],
+    ids=[
+        "spliced",
+        "sandbox",
+        "mypy",
+        "copy",
+        "copy-from-here",
+        "migrations",
+        "migration-in-sandbox",
+        "others",
+    ],
 )
 def test_a_path_into_any_copy_is_shown_from_the_top_of_the_hand_in(text: str, shown: str) -> None:
     """Hints, tracebacks, mypy's lines and the migration folder all name the hand-in's files."""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from labs.grading import typecheck
 from labs.grading.criteria import CRITERIA
 from labs.grading.edits import edits_outside_regions
 from labs.grading.grader import Grader
@@ -118,3 +119,24 @@ def test_a_grader_shut_out_of_the_kits_cache_keeps_a_baseline_of_its_own(tmp_pat
             assert os.listdir(shut / "baseline") == []  # nothing written where it may not be
         finally:
             remove_tree(own)
+
+
+def test_a_baseline_is_kept_for_the_kit_it_was_built_from(tmp_path: Path) -> None:
+    """Editing, adding or removing a kit module makes another key (a new baseline); nothing
+    else does. A stale baseline made mypy recheck the whole kit for every submission."""
+    kit = tmp_path / "labs"
+    (kit / "grading").mkdir(parents=True)
+    (kit / "__init__.py").write_text("", encoding="utf-8")
+    (kit / "grading" / "a.py").write_text("x = 1\n", encoding="utf-8")
+    first = typecheck.baseline_key(tmp_path)
+    assert typecheck.baseline_key(tmp_path) == first
+    (tmp_path / "notes.txt").write_text("not the kit", encoding="utf-8")
+    assert typecheck.baseline_key(tmp_path) == first
+    (kit / "grading" / "a.py").write_text("x = 2\n", encoding="utf-8")
+    edited = typecheck.baseline_key(tmp_path)
+    (kit / "b.py").write_text("", encoding="utf-8")
+    added = typecheck.baseline_key(tmp_path)
+    assert len({first, edited, added}) == 3
+    assert all(
+        typecheck.baseline_key(REPO_ROOT) in str(place) for place in typecheck.baseline_places()
+    )
