@@ -42,9 +42,12 @@ def selftest(root: Path) -> int:
     launcher: Launcher = default_launcher()
     if isinstance(launcher, ForkLauncher):  # the host imports the tree while we import the checks
         launcher.prestart(host_spec(tree.root, tree.package, store_kind, url, None))
+    from labs.grading import self_total  # the grader's typecheck and migration, for the total
+
     from .report import LivePrinter
     from .runner import draw_seed, run_checks
 
+    others = self_total.start(tree.root)  # beside the checks, in a process of its own
     seed = draw_seed()
     printer = LivePrinter(trace=os.environ.get("TRACE") == "1")
     try:
@@ -59,7 +62,8 @@ def selftest(root: Path) -> int:
         )
         from labs.grading.results import score_lines  # what the grade would count
 
-        printer.footer(report, score_lines({store_kind: report}, tree.name, printer.width))
+        lines = score_lines({store_kind: report}, tree.name, printer.width, others.result())
+        printer.footer(report, lines)
     except BrokenPipeError:  # piped into `head`: stop printing quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

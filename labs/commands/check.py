@@ -14,6 +14,7 @@ from labs.checking.report import LivePrinter, ReportLines, results_v3
 from labs.checking.result import CheckResult
 from labs.checking.results import write_results
 from labs.checking.runner import draw_seed, run_checks, unknown_check_keys
+from labs.grading import self_total
 from labs.grading.results import score_lines
 from labs.term.i18n import _
 from labs.trees.finding import TreeLoadError, find_tree
@@ -106,8 +107,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     seed = draw_seed() if args.seed is None else args.seed
     printer = LivePrinter(trace=args.trace)
+    others = None
     try:
-        name = find_tree(args.tree).name
+        found = find_tree(args.tree)
+        name = found.name
+        others = self_total.start(found.root)  # the grader's typecheck and migration, for the total
     except TreeLoadError:
         name = args.tree
     printer.header(name, args.store, seed)
@@ -133,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
         )
         if lines:
             lines.summary(report)
-    printer.footer(report, score_lines({args.store: report}, args.tree, printer.width))
+    verdicts = others.result() if others is not None else None
+    printer.footer(report, score_lines({args.store: report}, args.tree, printer.width, verdicts))
     if args.json:
         write_results(results_v3(report), args.json)
     return 0 if report.ok else 1

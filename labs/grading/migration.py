@@ -54,14 +54,30 @@ def migration_files(tree: Path, migrations: Path | None = None) -> list[Path]:
     return sorted(folder.glob("*.py")) if folder.is_dir() else []
 
 
+def another_trees(path: Path, versions: Path, tree: Path) -> bool:
+    """Whether a script is the migration of another tree beside this one (solution/'s, say).
+
+    Such a script is where it belongs, for that tree: telling the learner to
+    move it into this tree's folder would hand them another tree's answer.
+    """
+    if not path.is_relative_to(versions) or path.parent == versions:
+        return False
+    name = path.relative_to(versions).parts[0]
+    return name != tree.name and (tree.parent / name).is_dir()
+
+
 def stray_migrations(tree: Path) -> list[Path]:
-    """Scripts with an upgrade() near the tree but outside the folder Alembic reads."""
+    """Scripts with an upgrade() near the tree but outside the folder Alembic reads
+    (another tree's own migration folder aside)."""
     found = []
+    versions = (tree.parent / VERSIONS).resolve()
     for base in (tree, tree.parent / "migrations"):
         if not base.is_dir():
             continue
         for path in sorted(base.rglob("*.py")):
             if "__pycache__" in path.parts or path.parent.resolve() == migration_folder(tree):
+                continue
+            if another_trees(path.resolve(), versions, tree):
                 continue
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")

@@ -101,6 +101,7 @@ class Tally:
 
     graded: dict[str, bool] = field(default_factory=dict)
     not_graded: dict[str, str] = field(default_factory=dict)
+    why: dict[str, str] = field(default_factory=dict)  # a failed typecheck's or migration's reason
 
     @classmethod
     def of_grade(cls, grade: Grade) -> Tally:
@@ -117,21 +118,35 @@ class Tally:
         return tally
 
     @classmethod
-    def of_reports(cls, reports: Mapping[str, Report], tree: str) -> Tally:
-        """The self-check's: the checks of each run, as the grader counts them.
+    def of_reports(
+        cls, reports: Mapping[str, Report], tree: str, others: Mapping[str, Outcome] | None = None
+    ) -> Tally:
+        """The self-check's: the checks of each run, and the grader's other verdicts, counted
+        as the grader counts them.
 
         A run whose checks could not run at all (the tree does not import)
-        fails each of them, as a grade does; a check a run left out, and
-        every criterion of a kind not run here, says the command that runs it.
+        fails each of them, as a grade does. `others` holds the typecheck's and
+        the migration's outcomes from the grader (self_total.py): one the
+        machine could not give is not graded, for its reason. A check a run
+        left out, and every criterion of a kind not run here, says the
+        command that runs it.
         """
         tally = cls()
+        others = others or {}
         for criterion in CRITERIA:
             report = reports.get(criterion.kind)
             ran = {} if report is None else {r.number: r.passed for r in report.six}
+            other = others.get(criterion.key) if criterion.check is None else None
             if report is not None and report.error:
                 tally.graded[criterion.key] = False
             elif criterion.check in ran:
                 tally.graded[criterion.key] = ran[criterion.check]
+            elif other is not None and other.status in ("pass", "fail"):
+                tally.graded[criterion.key] = other.passed
+                if not other.passed:
+                    tally.why[criterion.key] = other.message.partition("\n")[0]
+            elif other is not None:
+                tally.not_graded[criterion.key] = other.message.removeprefix(NOT_GRADED)
             else:
                 command = command_for(criterion.kind, tree)
                 tally.not_graded[criterion.key] = _("run it with {command}").format(command=command)
@@ -149,6 +164,7 @@ class Tally:
                 parts.append(
                     _("{part}: {earned} / {most}").format(part=_(label), earned=earned, most=most)
                 )
+                parts += [f"  {self.why[k]}" for k in keys if self.why.get(k)]
         earned = sum(points[k] for k, passed in self.graded.items() if passed)
         most = sum(points[k] for k in self.graded)
         parts.append(_("total: {earned} / {total}").format(earned=earned, total=most))
@@ -215,17 +231,21 @@ def command_for(kind: str, tree: str) -> str:
 
 
 def score_lines(
-    reports: Mapping[str, Report], tree: str = "starter", width: int | None = None
+    reports: Mapping[str, Report],
+    tree: str = "starter",
+    width: int | None = None,
+    others: Mapping[str, Outcome] | None = None,
 ) -> list[str]:
     """The points `labs grade` gives for the checks that ran here, and what was not graded.
 
     `reports` maps "memory" or "postgres" to a run of the checks on that
     store. The total is the grader's (see the module's docstring): the
     criteria not run here count in neither number, each named on a line of
-    its own with the command that grades it. Lines are wrapped to width when
-    one is given.
+    its own with the command that grades it. `others` are the grader's
+    typecheck and migration verdicts for the tree (self_total.py). Lines are
+    wrapped to width when one is given.
     """
     return [
         _("points as `labs grade` would give them:"),
-        *Tally.of_reports(reports, tree).lines(width),
+        *Tally.of_reports(reports, tree, others).lines(width),
     ]

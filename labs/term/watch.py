@@ -22,6 +22,7 @@ from typing import TextIO
 
 from labs.checking.checks import CHECKS
 from labs.checking.runner import Report
+from labs.grading import self_total
 from labs.grading.results import score_lines
 from labs.review.texts import message
 from labs.trees.regions import IGNORED_DIRS, source_files
@@ -144,9 +145,11 @@ def watch_tree(
         print("\n".join(lines), file=out, flush=True)
 
     def check_now() -> None:
+        others = self_total.start(root)  # the grader's typecheck and migration, for the total
         report = fresh_report(root, run, timeout)
         width = terminal_width(out)
-        lines = summary_lines(tree, report, width) + score_lines({"memory": report}, tree, width)
+        points = score_lines({"memory": report}, tree, width, others.result())
+        lines = summary_lines(tree, report, width) + points
         block = (lines[0].partition("] ")[2], *lines[1:])
         if block == last["block"]:
             stamp = lines[0].partition("]")[0] + "]"

@@ -21,7 +21,7 @@ from labs.grading.criteria import CRITERIA, MEMORY_POINTS, Grade, Outcome
 from labs.grading.errors import OutputError
 from labs.grading.feedback import folder_names, junit_xml, markdown_report, write_feedback
 from labs.grading.grader import Grader
-from labs.grading.results import results_json, score_lines
+from labs.grading.results import Tally, results_json, score_lines
 from labs.term.watch import watch_tree
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree
@@ -61,8 +61,8 @@ def a_grade() -> Grade:
 
 
 def test_labs_check_ends_with_the_points_the_grader_gives_then_the_totals_line() -> None:
-    """The starter's memory points are the grader's, over what ran; each part not graded here
-    says so with its points and the command that grades it."""
+    """The starter's points are the grader's: memory over what ran, then the grader's own
+    typecheck and migration verdicts; Postgres, not run, says so with the command."""
     done = lab("check", "--tree", "starter")
     lines = done.stdout.splitlines()
     assert done.returncode == 1 and lines[-1] == FINAL
@@ -72,30 +72,82 @@ def test_labs_check_ends_with_the_points_the_grader_gives_then_the_totals_line()
     assert earned == 3 * MEMORY_POINTS
     block = lines[lines.index("points as `labs grade` would give them:") : -1]
     assert f"  memory: {earned} / {len(memory) * MEMORY_POINTS}" in block
-    assert f"  total: {earned} / {len(memory) * MEMORY_POINTS}" in block
+    assert "  typecheck: 10 / 10" in block and "  migration: 0 / 10" in block
+    why = next(line for line in block if "no migration found" in line)
+    assert "migrations/versions/starter" in why and "solution" not in why
+    assert f"  total: {earned + 10} / {len(memory) * MEMORY_POINTS + 20}" in block
     postgres = "  not graded here: Postgres (30 points): run it with python -m labs check --tree "
     assert any(line.startswith(postgres + "starter --store postgres") for line in block)
-    typecheck = "  not graded here: typecheck (10 points): run it with python -m labs typecheck"
-    assert typecheck in block
-    assert any(line.startswith("  not graded here: migration (10 points): ") for line in block)
 
 
-def test_selftest_prints_the_points_and_still_ends_with_the_totals_line() -> None:
-    """README's first command: the points come before the closing `3 passed, 3 failed`."""
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env |= {"MOCK": "1", "SELFTEST": "1", "PYTHONIOENCODING": "utf-8", "LANGUAGE": "en"}
+def selftest_lines(tree: Path, state: Path, **env: str) -> list[str]:
+    """SELFTEST=1 python -m TREE on memory, from the tree's folder, with its own state folder."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "LAB_LANG", "LANG")}
+    clean |= {"MOCK": "1", "SELFTEST": "1", "PYTHONIOENCODING": "utf-8", "LANGUAGE": "en"}
+    clean |= {"LAB_STATE_DIR": str(state), "COLUMNS": "200", **env}
     done = subprocess.run(
-        [sys.executable, "-m", "starter"],
-        cwd=REPO_ROOT,
-        env=env,
+        [sys.executable, "-m", tree.name],
+        cwd=tree.parent,
+        env=clean,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
         check=False,
     )
-    lines = done.stdout.splitlines()
-    assert done.returncode == 1 and lines[-1] == FINAL
-    assert "  memory: 30 / 60" in lines and "  total: 30 / 60" in lines
+    assert done.stdout.splitlines(), done.stderr
+    return done.stdout.splitlines()
+
+
+def graders_total(tree: Path) -> str:
+    """The total line the grader prints for the tree (no DATABASE_URL, as the self-check here)."""
+    grade = Grader(tree).grade()
+    (total,) = [line for line in Tally.of_grade(grade).lines() if line.startswith("  total: ")]
+    return total
+
+
+@pytest.mark.parametrize("kind", ["starter", "solved", "type error", "bad migration"])
+def test_the_typecheck_and_the_migration_count_in_the_self_checks_total_as_graded(
+    tmp_path: Path, kind: str
+) -> None:
+    """Issue 21: the typecheck and the migration count in the self-check's total as the grader
+    counts them, whichever way each goes; a second run on the unchanged tree gives the same."""
+    if kind == "starter":
+        tree = make.starter_copy(tmp_path / "hand-in")
+    else:
+        tree = make.fixed(tmp_path / "hand-in") / "starter"
+        make.with_full_migration(tree)
+    if kind == "type error":
+        make.replace_in(
+            tree / "shared" / "keys.py",
+            r"(    # TODO\(check 3\)[^\n]*\n)",
+            r'\1    wrong: int = "text"\n',
+        )
+    if kind == "bad migration":
+        (script,) = (tree.parent / "migrations" / "versions" / "starter").glob("*.py")
+        make.replace_in(script, r"sa\.UniqueConstraint\([^)]*seq[^)]*\),?", "")
+    expected = graders_total(tree)
+    state = tmp_path / "state"
+    for _ in range(2):
+        lines = selftest_lines(tree, state)
+        assert expected in lines, (expected, lines)
+    want = {"starter": "40 / 80", "solved": "80 / 80", "type error": "70 / 80"}
+    assert kind not in want or expected == f"  total: {want[kind]}"
+    if kind == "bad migration":
+        assert expected == "  total: 70 / 80" and "  migration: 0 / 10" in lines
+
+
+def test_a_verdict_is_kept_for_the_tree_it_was_given_and_never_for_another(tmp_path: Path) -> None:
+    """The kept typecheck is keyed by the tree's files: an edit that breaks the types is
+    type-checked afresh, not answered from the verdict the unedited tree got."""
+    tree = make.starter_copy(tmp_path / "hand-in")
+    state = tmp_path / "state"
+    assert "  typecheck: 10 / 10" in selftest_lines(tree, state)
+    assert any(state.rglob("verdicts.json"))
+    make.replace_in(
+        tree / "shared" / "keys.py", r"(    # TODO\(check 3\)[^\n]*\n)", r'\1    wrong: int = "x"\n'
+    )
+    lines = selftest_lines(tree, state)
+    assert "  typecheck: 0 / 10" in lines and "  total: 30 / 80" in lines
 
 
 def test_the_points_count_what_ran_and_name_what_did_not() -> None:

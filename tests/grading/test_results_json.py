@@ -258,21 +258,24 @@ def the_mistake() -> Answer:
     return next(a for a in CATALOGUE if a.memory_fails and not a.outside)
 
 
-def total_and_memory(stdout: str) -> tuple[str, str]:
-    """The `total:` and `memory:` lines a run printed (one of each)."""
-    (total,) = [line.strip() for line in stdout.splitlines() if line.strip().startswith("total: ")]
-    (memory,) = [
-        line.strip() for line in stdout.splitlines() if line.strip().startswith("memory: ")
-    ]
-    return total, memory
+def total_and_memory(stdout: str) -> tuple[str, ...]:
+    """The `total:` line a run printed, then its `memory:`, `typecheck:` and `migration:` lines
+    (one of each)."""
+    lines = [line.strip() for line in stdout.splitlines()]
+    found = []
+    for part in ("total", "memory", "typecheck", "migration"):
+        (line,) = [line for line in lines if line.startswith(f"{part}: ")]
+        found.append(line)
+    return tuple(found)
 
 
 @pytest.mark.parametrize("tree", ["starter", "solution", "mistake"])
 def test_the_self_check_and_the_grader_print_the_same_total_for_the_same_tree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tree: str
 ) -> None:
-    """The same criteria, the same points: `labs check`, SELFTEST and the pinned pytest entry
-    print one total line and one memory line, and each names what it did not grade."""
+    """The same criteria, the same points: `labs check`, SELFTEST and the pinned pytest entry,
+    each as it runs by default, print the same total and the same memory, typecheck and
+    migration lines; each names what it did not grade (Postgres, without a database)."""
     root = build(the_mistake(), tmp_path / "mistake") if tree == "mistake" else tree_root(tree)
     monkeypatch.setenv("LAB_SEED", "8")  # the grader's inputs too: one seed for all three
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "LAB_LANG", "LANG")}
@@ -291,12 +294,12 @@ def test_the_self_check_and_the_grader_print_the_same_total_for_the_same_tree(
         return done.stdout
 
     checked, selftested = lab("check", "--tree", str(root)), lab("selftest", str(root))
-    graded = grade_with_pytest(root, tmp_path / "results.json", "--lab-only", MEMORY)
+    graded = grade_with_pytest(root, tmp_path / "results.json")
     assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
     assert total_and_memory(checked) == total_and_memory(selftested)
     assert total_and_memory(checked) == total_and_memory(graded.stdout)
     document = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
-    total, _memory = total_and_memory(checked)
+    total = total_and_memory(checked)[0]
     assert total == f"total: {document['score']} / {document['max_score']}"
     for said in (checked, selftested, graded.stdout):
         assert "  not graded here: " in said
