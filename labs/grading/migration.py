@@ -122,10 +122,12 @@ def judge_migration(
     files = migration_files(tree, migrations)
     if not files:
         return Outcome("fail", no_migration_message(tree, migrations))
+    import psycopg2
+
     from labs.pg.errors import NotPlainTablesError
 
     from .errors import GradingRefusedError, MigrationFailedError
-    from .on_postgres import NOT_GRADED, migrated_schema, not_plain
+    from .on_postgres import NOT_GRADED, after_migration, migrated_schema, not_plain
     from .on_postgres_throwaway import throwaway_url
 
     try:
@@ -140,6 +142,8 @@ def judge_migration(
         return Outcome("fail", str(error))
     except NotPlainTablesError as error:
         return Outcome("fail", not_plain(error))
+    except psycopg2.Error as error:  # reading what the migration left
+        return Outcome("fail", after_migration(error))
     outcome = judge_indexes(indexes)
     hints = [str(flaw.hint(flaw.need.check)) for flaw in migration_flaws(indexes, files, tree)]
     if hints:  # each on a line of its own, at the migration's line that made it so

@@ -94,6 +94,13 @@ def not_plain(error: NotPlainTablesError) -> str:
     return f"{COULD_NOT_GRADE}the migration made {'; '.join(error.problems)}"
 
 
+def after_migration(error: BaseException) -> str:
+    """The submission's failure when Postgres refused the grader after its migration ran."""
+    return f"{COULD_NOT_GRADE}after the migration ran, Postgres refused the grader: " + first_line(
+        error
+    )
+
+
 def as_role(database_url: str, role: str, password: str) -> str:
     """The same database URL, logging in as another role."""
     parts = urlsplit(database_url)
@@ -176,13 +183,18 @@ def migrated_schema(database_url: str, versions: Path, timeout: float) -> Iterat
     """Yield a fresh tenant whose schema the submission's migration built; drop all afterwards.
 
     Raises GradingRefusedError before any of the submission's code ran,
-    MigrationFailedError or NotPlainTablesError after.
+    MigrationFailedError or NotPlainTablesError after: a database error once
+    the migration ran is the submission's, and fails only the criteria that
+    need its tables (never its memory checks).
     """
     names = new_names()
     admin = connect_admin(database_url, names.marker)
     try:
         with admin.cursor() as cursor:
-            clean_leftovers(cursor)
+            try:
+                clean_leftovers(cursor)
+            except psycopg2.Error as error:  # before any of its code ran: the machine's
+                raise GradingRefusedError(f"could not tidy up: {first_line(error)}") from None
             refuse_without_privileges(cursor)
             try:
                 tenant_password, reader_password = create_roles(cursor, names)
@@ -193,10 +205,13 @@ def migrated_schema(database_url: str, versions: Path, timeout: float) -> Iterat
                 )
                 ensure_logins(tenant)
                 apply_migration(tenant, versions, timeout)
-                end_migration(cursor, names)
-                refuse_tables_elsewhere(cursor, names.tenant, versions)
-                ensure_plain_tables(cursor, names.tenant, names.tenant)
-                grant_reader(cursor, names)
+                try:
+                    end_migration(cursor, names)
+                    refuse_tables_elsewhere(cursor, names.tenant, versions)
+                    ensure_plain_tables(cursor, names.tenant, names.tenant)
+                    grant_reader(cursor, names)
+                except psycopg2.Error as error:  # from here on, what it meets is the migration's
+                    raise MigrationFailedError(after_migration(error)) from None
                 yield tenant
             finally:
                 drop_roles(cursor, names)

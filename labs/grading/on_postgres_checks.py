@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+import psycopg2
+
 from labs.pg.errors import NotPlainTablesError
 
 from .criteria import Outcome
@@ -13,7 +15,7 @@ from .indexes import read_indexes
 from .isolate import CHECK_NUMBERS, check_outcomes
 from .migration import migration_files, no_migration_message
 from .migration_flaws import blame, migration_flaws
-from .on_postgres import NOT_GRADED, migrated_schema, not_plain
+from .on_postgres import NOT_GRADED, after_migration, migrated_schema, not_plain
 
 
 def postgres_outcomes(
@@ -59,3 +61,5 @@ def postgres_outcomes(
         return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", str(error), ran=False))
     except NotPlainTablesError as error:
         return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", not_plain(error), ran=False))
+    except psycopg2.Error as error:  # reading the tables the migration left
+        return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", after_migration(error), ran=False))

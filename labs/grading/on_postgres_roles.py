@@ -36,7 +36,7 @@ from psycopg2 import sql
 from sqlalchemy.engine import make_url
 
 from labs.pg.plain import PINNED, TABLES
-from labs.pg.tenants import TENANT_PREFIX, Names, database_grants, token_of
+from labs.pg.tenants import TENANT_PREFIX, Names, on_database, token_of
 
 from .errors import GradingRefusedError
 
@@ -183,9 +183,8 @@ def create_roles(cursor: Any, names: Names) -> tuple[str, str]:
         # roles' sessions and drop what they own (Postgres 16: the ADMIN OPTION allows it).
         statements.insert(2, sql.SQL("GRANT {}, {} TO CURRENT_USER").format(tenant, reader))
     try:
-        with database_grants(cursor):
-            for statement in statements:
-                cursor.execute(statement)
+        for statement in statements:
+            on_database(cursor, statement)
     except psycopg2.Error as error:
         raise GradingRefusedError(
             f"could not make the submission's role: {first_line(error)}"
@@ -196,12 +195,12 @@ def create_roles(cursor: Any, names: Names) -> tuple[str, str]:
 def end_migration(cursor: Any, names: Names) -> None:
     """End whatever the migration left connected, and take back its right to create schemas."""
     terminate(cursor, [names.tenant])
-    with database_grants(cursor):
-        cursor.execute(
-            sql.SQL("REVOKE CREATE ON DATABASE {} FROM {}").format(
-                sql.Identifier(cursor.connection.info.dbname), sql.Identifier(names.tenant)
-            )
-        )
+    on_database(
+        cursor,
+        sql.SQL("REVOKE CREATE ON DATABASE {} FROM {}").format(
+            sql.Identifier(cursor.connection.info.dbname), sql.Identifier(names.tenant)
+        ),
+    )
 
 
 def grant_reader(cursor: Any, names: Names) -> None:
@@ -253,8 +252,7 @@ def drop_roles(cursor: Any, names: Names) -> list[str]:
                 cursor.execute(statement)
             elif role_exists(cursor, role):
                 # Both such steps (DROP OWNED, REVOKE) change the database's privileges.
-                with database_grants(cursor):
-                    cursor.execute(statement)
+                on_database(cursor, statement)
         except psycopg2.Error as error:
             failed.append(f"{what}: {first_line(error)}")
 

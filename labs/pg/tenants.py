@@ -9,23 +9,26 @@ as they live: a name with that token and no such connection is a leftover
 of a run that was killed, and the next run (or `labs doctor --clean`) drops it.
 
 Runs may share a server (a class graded several at once, two instructors):
-what they change on the database itself goes through `database_grants`.
+what they change on the database itself goes through `on_database`.
 """
 
 from __future__ import annotations
 
-import contextlib
+import random
 import re
 import secrets
-from collections.abc import Iterator
+import time
 from dataclasses import dataclass
 from typing import Any
+
+import psycopg2
 
 TENANT_PREFIX = "lab_grade_"
 READER_PREFIX = "lab_read_"
 NAME = re.compile(r"lab_(?:grade|read)_(?P<token>[0-9a-f]{10})")
-# The advisory lock every grading run takes to change the database's privileges ("lab_acl").
-GRANTS_LOCK = int.from_bytes(b"lab_acl", "big")
+# Postgres's words when two sessions rewrite one catalog row at once (SQLSTATE XX000).
+COLLIDED = "tuple concurrently updated"
+ATTEMPTS = 100  # tries of a statement that keeps colliding: far more than eight runs at once need
 
 
 @dataclass(frozen=True)
@@ -66,18 +69,23 @@ def is_tenant_schema(name: str) -> bool:
     return name.startswith(TENANT_PREFIX) and token_of(name) is not None
 
 
-@contextlib.contextmanager
-def database_grants(cursor: Any) -> Iterator[None]:
-    """Hold the server-wide lock under which grading runs grant or revoke on the database.
+def on_database(cursor: Any, statement: object) -> None:
+    """Run a statement on the grader's connection, again while it collides with another run's.
 
     A GRANT or REVOKE ON DATABASE (and DROP OWNED, which revokes too) rewrites
     the database's one row in pg_database; two at once, from two runs, fail
-    with "tuple concurrently updated". Taken on the grader's own connection
-    (autocommit), held for those few statements, and freed with the session
-    if the grader dies.
+    with "tuple concurrently updated" and change nothing. The one that failed
+    is tried again after a short pause. No lock orders them: an advisory lock
+    is one any role on the server may take, a submission's migration
+    included, and hold for as long as it likes, so that every other run
+    waiting for it would be refused. The connection is in autocommit, so a
+    failed try leaves nothing to roll back.
     """
-    cursor.execute("SELECT pg_advisory_lock(%s)", (GRANTS_LOCK,))
-    try:
-        yield
-    finally:
-        cursor.execute("SELECT pg_advisory_unlock(%s)", (GRANTS_LOCK,))
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            cursor.execute(statement)
+            return
+        except psycopg2.Error as error:
+            if COLLIDED not in str(error) or attempt == ATTEMPTS:
+                raise
+        time.sleep(random.uniform(0.002, 0.02) * min(attempt, 10))

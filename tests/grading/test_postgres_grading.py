@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 
 import psycopg2
@@ -21,7 +22,12 @@ from labs.pg.tenants import Names, new_names
 from labs.sandbox.box import run_sandboxed
 from tests.grading import submissions as make
 from tests.grading.mistakes.catalogue import CATALOGUE, build
-from tests.grading.postgres_help import grading_leftovers, postgres_outcomes, with_real_migration
+from tests.grading.postgres_help import (
+    grading_leftovers,
+    outcomes,
+    postgres_outcomes,
+    with_real_migration,
+)
 
 
 def test_a_fixed_tree_with_its_migration_passes_the_six_on_postgres(
@@ -265,4 +271,81 @@ def test_a_migration_lacking_a_uniqueness_is_blamed_only_where_schema_py_declare
             f"{migration}{line_of(script, table) - 1}  the migration makes no unique"
         ), hints[declared]
         assert hints[todo][number].startswith("hint:     starter/shared/"), hints[todo]
+    assert grading_leftovers(fresh_database) == []
+
+
+# The advisory lock key grading runs once took around their GRANTs ("lab_acl"): a migration that
+# held it made every classmate graded at the same time wait, then fail.
+ONCE_THE_GRANTS_LOCK = int.from_bytes(b"lab_acl", "big")
+HOG_SECONDS = 40
+
+
+def advisory_locks_held(database_url: str) -> int:
+    """How many advisory locks sessions of the server hold right now."""
+    with psycopg2.connect(database_url) as connection, connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")
+        (count,) = cursor.fetchone()
+    connection.close()
+    return int(count)
+
+
+def test_a_migration_that_holds_advisory_locks_holds_up_no_classmate(
+    tmp_path: Path, fresh_database: str
+) -> None:
+    """Issue 22: a migration takes the lock grading once needed for its GRANTs (and others),
+    switches its own timeouts off and sleeps; an honest classmate graded meanwhile on the same
+    server still earns all six, without waiting for it."""
+    hog = make.fixed(tmp_path / "hog") / "starter"
+    keys = ", ".join(f"pg_advisory_lock({key})" for key in (ONCE_THE_GRANTS_LOCK, 1, 2))
+    with_real_migration(
+        hog,
+        then=(
+            'op.execute("SET statement_timeout = 0")\n'
+            'op.execute("SET lock_timeout = 0")\n'
+            f'op.execute("SELECT {keys}")\n'
+            f'op.execute("SELECT pg_sleep({HOG_SECONDS})")'
+        ),
+    )
+    honest = make.fixed(tmp_path / "ada") / "starter"
+    with_real_migration(honest, constraints=True)
+    hogging = threading.Thread(target=postgres_outcomes, args=(hog, fresh_database), daemon=True)
+    hogging.start()
+    for _ in range(600):  # until its migration holds the locks
+        if advisory_locks_held(fresh_database) >= 3:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the hog's migration never took its locks")
+    started = time.monotonic()
+    outcomes = postgres_outcomes(honest, fresh_database)
+    waited = time.monotonic() - started
+    assert {n: o.status for n, o in outcomes.items()} == dict.fromkeys(range(1, 7), "pass"), {
+        n: o.message for n, o in outcomes.items()
+    }
+    assert advisory_locks_held(fresh_database) >= 3, "graded after the hog let go: proves nothing"
+    assert waited < HOG_SECONDS
+    hogging.join(timeout=HOG_SECONDS * 3)
+    assert grading_leftovers(fresh_database) == []
+
+
+def test_a_database_error_after_the_migration_fails_only_what_needs_its_tables(
+    tmp_path: Path, fresh_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22: once the learner's migration ran, Postgres refusing the grader (here when it
+    grants the reader its tables) fails the Postgres checks and the migration, saying so; the
+    memory checks keep their points, and nothing is left on the server."""
+
+    def refused(cursor: object, names: Names) -> None:
+        raise psycopg2.errors.InsufficientPrivilege("permission denied for schema lab_grade_x")
+
+    monkeypatch.setattr("labs.grading.on_postgres.grant_reader", refused)
+    tree = make.fixed(tmp_path / "ada") / "starter"
+    with_real_migration(tree, constraints=True)
+    found = outcomes(tree, fresh_database, ("memory", "postgres", "migration"))
+    memory = {k: o.status for k, o in found.items() if k.startswith("memory-")}
+    assert memory == {f"memory-{n}": "pass" for n in range(1, 7)}
+    for key in [f"postgres-{n}" for n in range(1, 7)] + ["migration"]:
+        assert found[key].status == "fail", (key, found[key])
+        assert "after the migration ran, Postgres refused the grader" in found[key].message
+        assert "permission denied for schema" in found[key].message
     assert grading_leftovers(fresh_database) == []
