@@ -16,10 +16,7 @@ from labs.trees.drift import skeleton
 from labs.trees.finding import tree_root
 from labs.trees.regions import RegionError, read_lines, source_files
 
-# Learners may keep their migrations inside the tree (see migration.py); those are theirs.
-OWN_FOLDERS = ("migrations/",)
 SHOWN = 8  # locations listed in a note before "and N more"
-STUBS = (".pyi", "py.typed")  # files that change what mypy reads, wherever they are
 
 
 def edits_outside_regions(submission: Path, shipped: Path | None = None) -> list[str]:
@@ -28,12 +25,9 @@ def edits_outside_regions(submission: Path, shipped: Path | None = None) -> list
     theirs, ours = set(source_files(submission)), set(source_files(original))
     found = [f"{relative}: deleted" for relative in sorted(ours - theirs)]
     # A new file anywhere is an edit (a keys.pyi steers the typecheck as surely as code
-    # steers the checks), but for the learner's own migration scripts.
-    found += [
-        f"{relative}:1: a new file"
-        for relative in sorted(theirs - ours)
-        if not relative.startswith(OWN_FOLDERS) or relative.endswith(STUBS)
-    ]
+    # steers the checks), a migrations/ folder inside the tree included: Alembic reads the
+    # one beside the tree, and the graded copy (splice.py) holds none of these files.
+    found += [f"{relative}:1: a new file" for relative in sorted(theirs - ours)]
     for relative in sorted(ours & theirs):
         found += file_edits(relative, original, submission)
     return found

@@ -4,8 +4,11 @@ A learner's score comes from what they wrote inside the TODO regions. So
 when a submission differs from the starter outside its regions, the grader
 grades a copy of the shipped starter with the submission's region bodies put
 in, and an edit outside the regions (a patched kit call, a rewritten check
-helper, a deleted file) cannot raise the score. The migration folder inside
-the tree is the learner's own and comes along.
+helper, a deleted file) cannot raise the score. Nothing else of the
+submission comes along: not a file it added (a module a region would import
+the answers from), not a `migrations/` folder inside the tree, which
+Alembic never reads (the migration lives beside the tree, migration.py, and
+runs from there). edits.py lists each such file for the instructor.
 
 One kind of edit outside the regions is honest and common: an import the
 region needs, written at the top of the file where imports belong. Such
@@ -22,12 +25,10 @@ from __future__ import annotations
 
 import ast
 import re
-import shutil
 from pathlib import Path
 
 from labs.trees.finding import tree_root
 from labs.trees.regions import (
-    IGNORED_DIRS,
     RegionError,
     copy_tree,
     parse_regions,
@@ -35,7 +36,6 @@ from labs.trees.regions import (
     regions_by_file,
 )
 
-from .edits import OWN_FOLDERS, STUBS
 from .parsing import parse
 
 # mypy reads `# mypy: ...` at the start of a line as settings for the file.
@@ -64,13 +64,6 @@ def splice(submission: Path, destination: Path, shipped: Path | None = None) -> 
             lines[mine.start : mine.end - 1] = body
         lines = with_imports(lines, added_imports(theirs, read_lines(original / relative)))
         (destination / relative).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    for folder in OWN_FOLDERS:
-        if (submission / folder).is_dir():
-            shutil.copytree(
-                submission / folder,
-                destination / folder,
-                ignore=shutil.ignore_patterns(*IGNORED_DIRS, *(f"*{s}" for s in STUBS), "*.pyc"),
-            )
     return unmatched
 
 

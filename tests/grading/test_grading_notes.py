@@ -49,7 +49,8 @@ def test_a_copy_edited_only_inside_its_regions_has_no_edits_outside(tmp_path: Pa
 
 
 def test_edits_outside_the_regions_are_listed_by_file_and_line(tmp_path: Path) -> None:
-    """A changed line, a deleted file and a new module are each named; migrations are not."""
+    """A changed line, a deleted file and each new file are named, a `migrations/` folder inside
+    the tree included (Alembic reads the one beside the tree; the grader never runs these)."""
     tree = make.fixed(tmp_path / "ada") / "starter"
     line = append_to(tree / "gateway" / "routes.py", "\n# a note of my own\n")
     (tree / "worker" / "__main__.py").unlink()
@@ -58,6 +59,7 @@ def test_edits_outside_the_regions_are_listed_by_file_and_line(tmp_path: Path) -
     (tree / "migrations" / "0001_mine.py").write_text("revision = '1'\n", encoding="utf-8")
     assert edits_outside_regions(tree) == [
         "worker/__main__.py: deleted",
+        "migrations/0001_mine.py:1: a new file",
         "shared/extra.py:1: a new file",
         f"gateway/routes.py:{line}-{line + 1}",
     ]
@@ -133,6 +135,35 @@ def test_an_edit_outside_the_regions_cannot_raise_the_score(tmp_path: Path) -> N
     assert grade.outcomes["memory-4"].status == "fail"
     assert needs_review(grade)
     assert "memory-4" in grade.note
+
+
+ANSWERS = """# mypy: ignore-errors
+def allowed(status):
+    return {
+        status.PENDING: frozenset({status.RUNNING, status.CANCELLED, status.FAILED}),
+        status.RUNNING: frozenset({status.STREAMING, status.DONE, status.FAILED, status.CANCELLED}),
+        status.STREAMING: frozenset({status.DONE, status.FAILED, status.CANCELLED}),
+        status.DONE: frozenset(), status.FAILED: frozenset(), status.CANCELLED: frozenset(),
+    }
+"""
+
+
+def test_answers_kept_in_a_migrations_folder_inside_the_tree_never_run(tmp_path: Path) -> None:
+    """Issue 22: a module in the tree's own `migrations/`, imported from a region, holds check
+    4's answer. It works as handed in; the graded tree holds no such file, so check 4 earns
+    nothing from it, the file is named as an edit, and the grade needs review."""
+    tree = make.starter_copy(tmp_path / "sly")
+    (tree / "migrations").mkdir()
+    (tree / "migrations" / "__init__.py").write_text("", encoding="utf-8")
+    (tree / "migrations" / "answers.py").write_text(ANSWERS, encoding="utf-8")
+    make.add_region_code(
+        tree, "from ..migrations.answers import allowed as _allowed\nALLOWED = _allowed(RunStatus)"
+    )
+    assert check_outcomes(tree, timeout=20.0)[4].status == "pass"  # it works as handed in
+    grade = Grader(tree, timeout=20.0).grade("sly")
+    assert grade.outcomes["memory-4"].status == "fail"
+    assert "migrations/answers.py:1: a new file" in grade.outside_regions
+    assert needs_review(grade)
 
 
 def test_an_import_written_above_a_region_costs_nothing(tmp_path: Path) -> None:

@@ -68,7 +68,8 @@ def test_a_mypy_line_in_a_region_is_not_read_and_the_errors_count(
 def test_settings_files_and_stubs_of_the_hand_in_never_reach_the_spliced_tree(
     tmp_path: Path,
 ) -> None:
-    """setup.cfg, mypy.ini, py.typed and stubs (in the tree or its migrations) are left out."""
+    """setup.cfg, mypy.ini, py.typed, stubs and a `migrations/` folder inside the tree are left
+    out of the spliced tree, and each is named as a new file."""
     tree = make.fixed(tmp_path / "max") / "starter"
     for name in ("setup.cfg", "mypy.ini", "py.typed", "shared/keys.pyi"):
         (tree / name).write_text("[mypy]\nignore_errors = True\n", encoding="utf-8")
@@ -77,11 +78,13 @@ def test_settings_files_and_stubs_of_the_hand_in_never_reach_the_spliced_tree(
     (tree / "migrations" / "flask.pyi").write_text("", encoding="utf-8")
     spliced = tmp_path / "spliced"
     splice(tree, spliced)
-    for name in ("setup.cfg", "mypy.ini", "py.typed", "shared/keys.pyi", "migrations/flask.pyi"):
+    left_out = ["setup.cfg", "mypy.ini", "py.typed", "shared/keys.pyi"]
+    left_out += ["migrations/flask.pyi", "migrations/env.py"]
+    for name in left_out:
         assert not (spliced / name).exists(), name
-    assert (spliced / "migrations" / "env.py").is_file()
+    assert not (spliced / "migrations").exists()
     edits = edits_outside_regions(tree)
-    assert {f"{n}:1: a new file" for n in ("setup.cfg", "mypy.ini", "py.typed")} <= set(edits)
+    assert {f"{n}:1: a new file" for n in left_out} <= set(edits)
 
 
 def test_a_mistyped_tree_fails_and_a_clean_one_passes(tmp_path: Path, mode: Mode) -> None:
