@@ -42,12 +42,12 @@ def selftest(root: Path) -> int:
     launcher: Launcher = default_launcher()
     if isinstance(launcher, ForkLauncher):  # the host imports the tree while we import the checks
         launcher.prestart(host_spec(tree.root, tree.package, store_kind, url, None))
-    from labs.grading import self_total  # the grader's typecheck and migration, for the total
+    from labs.grading import self_total  # the grader's verdicts on the rest, for the total
 
     from .report import LivePrinter
     from .runner import draw_seed, run_checks
 
-    others = self_total.start(tree.root)  # beside the checks, in a process of its own
+    others = self_total.start(tree.root, store_kind)  # beside the checks, in a process of its own
     seed = draw_seed()
     printer = LivePrinter(trace=os.environ.get("TRACE") == "1")
     try:

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         found = find_tree(args.tree)
         name = found.name
-        others = self_total.start(found.root)  # the grader's typecheck and migration, for the total
+        others = self_total.start(found.root, args.store)  # the grader's verdicts on the rest
     except TreeLoadError:
         name = args.tree
     printer.header(name, args.store, seed)

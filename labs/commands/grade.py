@@ -11,6 +11,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
+from labs.grading.server_choice import CHOICES, chosen_server
+from labs.pg.cluster import find_bindir
 from labs.sandbox.errors import NoIsolationError
 from labs.sandbox.modes import (
     BWRAP_FLAG,
@@ -34,6 +36,15 @@ from ..grading.summary import table_lines, write_csv, write_markdown
 from ..grading.tree_choice import TREE_NAME, tree_name_error
 
 
+def postgres_said(database_url: str | None) -> str:
+    """Where the class was graded on Postgres, for the closing line."""
+    if database_url:
+        return ", Postgres on DATABASE_URL's server"
+    if find_bindir() is not None:
+        return ", Postgres on a cluster of the grader's own"
+    return ", Postgres not graded (no PostgreSQL server binaries, no DATABASE_URL)"
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the grade command."""
     parser = commands.add_parser(
@@ -48,8 +59,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "the others. Prints a table and writes grades.csv and grades.md, class-report.md (the "
             "failing hand-ins grouped by the rule they broke, most common first), and for each "
             "submission a folder under submissions/ with its results.json, report.md and "
-            "junit.xml. Postgres checks are graded when DATABASE_URL is set. Without any sandbox "
-            "on the machine it refuses."
+            "junit.xml. The checks on Postgres and the migrations are graded on a Postgres "
+            "cluster of the grader's own where the server binaries are installed (each hand-in "
+            "in a database of its own), else on DATABASE_URL's server (see --postgres). Without "
+            "any sandbox on the machine it refuses."
         ),
     )
     parser.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION")
@@ -60,6 +73,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help=_(
             "folder for grades.csv, grades.md, class-report.md and submissions/ "
             "(default: a new grades-DATE-TIME folder here)"
+        ),
+    )
+    parser.add_argument(
+        "--postgres",
+        choices=CHOICES,
+        default=None,
+        help=_(
+            "where to grade on Postgres: own (a cluster of the grader's own, each hand-in in "
+            "a database of its own), url (DATABASE_URL's server) or auto (own where the "
+            "PostgreSQL server binaries are installed; default: $LAB_POSTGRES, else auto)"
         ),
     )
     parser.add_argument(
@@ -172,7 +195,11 @@ def run(args: argparse.Namespace) -> int:
     except OutputError as error:
         print(f"grade: {error}", file=sys.stderr)
         return 2
-    database_url = os.environ.get("DATABASE_URL") or None
+    try:
+        database_url = chosen_server(args.postgres)
+    except ValueError as error:
+        print(f"grade: {error}", file=sys.stderr)
+        return 2
     tcp_database = bool(database_url) and url_needs_network(database_url or "")
     started = time.perf_counter()
     progress = Progress(len(args.submissions), sys.stderr)
@@ -212,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{len(grades)} submissions graded in {time.perf_counter() - started:.1f} s"
         + (f", {noted} with a note to read" if noted else "")
-        + (", Postgres not graded (no DATABASE_URL)" if not database_url else "")
+        + postgres_said(database_url)
     )
     print(
         machine_isolation().describe()

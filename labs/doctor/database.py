@@ -24,7 +24,9 @@ from labs.grading.on_postgres_roles import (
     leftovers,
     missing_privileges,
 )
+from labs.grading.server_choice import chosen_server
 from labs.pg.catalog import psycopg2_url
+from labs.pg.cluster import find_bindir
 from labs.sandbox.network import url_needs_network
 from labs.term.i18n import _
 
@@ -74,7 +76,7 @@ def database_findings(database_url: str | None, clean: bool = False) -> list[Fin
                         version=version, user=user
                     ),
                 ),
-                privileges(cursor, user),
+                privileges(cursor, user, url),
                 auth_method(cursor, url),
                 leftover_finding(cursor, clean),
             ]
@@ -83,15 +85,37 @@ def database_findings(database_url: str | None, clean: bool = False) -> list[Fin
     return findings
 
 
-def privileges(cursor: Any, user: str) -> Finding:
-    """Whether the role may grade on this database, and the commands that grant what it lacks."""
+def privileges(cursor: Any, user: str, database_url: str) -> Finding:
+    """Whether the role may grade on this database, and the commands that grant what it lacks.
+
+    Where grading runs on a cluster of the grader's own (server_choice.py),
+    the role is asked for nothing, and the finding says so. No command named
+    here grants CREATEROLE on PostgreSQL 15 or older (on_postgres_roles.py).
+    """
+    try:
+        environ = {**os.environ, "DATABASE_URL": database_url}
+        own = chosen_server(environ=environ) is None and find_bindir() is not None
+    except ValueError as error:
+        return Finding("fix", str(error))
+    if own:
+        return Finding(
+            "ok",
+            _(
+                "grading on Postgres runs on a cluster of the grader's own (the server binaries "
+                "are installed): the role {user} is asked for nothing"
+            ).format(user=user),
+        )
     missing = missing_privileges(cursor)
     if not missing:
         return Finding("ok", _("the role {user} may grade on Postgres").format(user=user))
+    commands = " ".join(f"`{m.command}`" for m in missing if m.command)
+    said = [_(m.instead) for m in missing if not m.command]
+    if commands:
+        said.insert(0, _("run {commands} as a superuser").format(commands=commands))
     return Finding(
         "fix",
-        _("the role {user} may not grade on Postgres: run {commands} as a superuser").format(
-            user=user, commands=" ".join(f"`{m.command}`" for m in missing)
+        _("the role {user} may not grade on Postgres: {fixes}").format(
+            user=user, fixes="; ".join(said)
         ),
     )
 

@@ -21,8 +21,9 @@ python -I -m labs.grading.autograde grade [--require-bwrap] --tree PATH --into D
     refuses, before anything starts, on a machine where bubblewrap cannot
     isolate the submission, with that same exit code.
 
-Without DATABASE_URL, a throwaway Postgres is started when its server
-binaries are installed (as GitHub's runners have them); the Postgres
+Without DATABASE_URL, the grader grades on a Postgres cluster of its own
+when the server binaries are installed (as GitHub's runners have them),
+each tree in a database of its own (on_postgres_throwaway.py); the Postgres
 criteria are otherwise not graded, which is an infrastructure error.
 """
 
@@ -65,22 +66,11 @@ def grade(tree: Path, into: Path, require_bwrap: bool = False) -> int:
     if not (tree / "__init__.py").is_file():
         print(f"autograde: {tree} is not a lab tree (no __init__.py): nothing graded")
         return NOT_GRADED
-    try:  # before a throwaway Postgres starts or a folder is made (pytest_main says it again)
+    try:  # before the grader's Postgres starts or a folder is made (pytest_main says it again)
         require_isolation(bwrap=require_bwrap)
     except NoIsolationError as error:
         print(f"autograde: {error}", file=sys.stderr)
         return NOT_GRADED
-    if not os.environ.get("DATABASE_URL"):
-        from .errors import GradingRefusedError
-        from .on_postgres_throwaway import throwaway_url
-
-        try:
-            url = throwaway_url()
-        except GradingRefusedError as error:
-            print(f"autograde: {error}")
-            url = None
-        if url:
-            os.environ["DATABASE_URL"] = url
     folder = private_results_folder(into)
     code = main(
         [

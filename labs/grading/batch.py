@@ -22,6 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+from labs.pg.cluster import find_bindir
 from labs.sandbox.files import remove_tree
 from labs.sandbox.modes import require_isolation
 from labs.trees.regions import copy_tree
@@ -117,7 +118,7 @@ def broken_grade(label: str, why: str, database_url: str | None = None) -> Grade
     """A submission that could not be graded scores zero on every criterion it is graded on."""
     grade = Grade(label, broken=why)
     for criterion in CRITERIA:
-        skipped = criterion.kind == "postgres" and not database_url
+        skipped = criterion.kind == "postgres" and not database_url and find_bindir() is None
         grade.outcomes[criterion.key] = Outcome("skip" if skipped else "fail", why)
     return grade
 

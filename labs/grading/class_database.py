@@ -26,14 +26,14 @@ from labs.term.i18n import _
 from .errors import GradingRefusedError
 from .on_postgres import Tenant, as_role, ensure_logins
 from .on_postgres_roles import (
+    OWN_CLUSTER_ADVICE,
+    SAFE_CREATEROLE,
     connect_admin,
     create_roles,
     drop_roles,
     refuse_without_privileges,
 )
 from .on_postgres_throwaway import throwaway_url
-
-SAFE_CREATEROLE = 160000  # server_version_num from which CREATEROLE cannot widen itself
 
 
 def check_class_database(database_url: str) -> None:
@@ -92,25 +92,23 @@ def without_createrole(role: str, major: int) -> str:
     """What to do when a role lacks CREATEROLE on a server where granting it is unsafe."""
     return _(
         "the role {role} may not create the submissions' roles, and on PostgreSQL {major} "
-        "CREATEROLE would let it make itself a superuser: grade as the superuser of a server "
-        "kept for grading, or without DATABASE_URL (the migration then runs on a throwaway "
-        "Postgres of the kit's own where the server binaries are installed, and the checks on "
-        "Postgres are not graded)"
-    ).format(role=role, major=major)
+        "CREATEROLE would let it make itself a superuser: {advice}"
+    ).format(role=role, major=major, advice=_(OWN_CLUSTER_ADVICE))
 
 
 def check_throwaway() -> None:
-    """Start the throwaway Postgres the migrations run on without DATABASE_URL, or refuse.
+    """Start the grader's own Postgres, which grades without DATABASE_URL, or refuse.
 
-    Nothing to do without server binaries: the migration is then not graded,
-    for every hand-in alike.
+    Nothing to do without server binaries: the migration and the checks on
+    Postgres are then not graded, for every hand-in alike.
     """
     try:
         throwaway_url()
     except GradingRefusedError as error:
         raise GradingRefusedError(
             _(
-                "{error}: the migration criterion runs on it; repair the PostgreSQL server "
+                "{error}: the migrations and the checks on Postgres run on it; repair the "
+                "PostgreSQL server "
                 "install (`python -m labs doctor` checks it), or set DATABASE_URL to a server "
                 "kept for grading"
             ).format(error=error)

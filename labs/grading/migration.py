@@ -19,8 +19,8 @@ the uniqueness the lesson asks for. A failure names the migration's line
 that made it so (migration_flaws.py): the deferrable constraint, the index on
 an expression, or the create_table that lacks what shared/schema.py declares.
 
-Without a database the migration runs on a throwaway cluster of the
-grader's own when the PostgreSQL server binaries are installed
+Without DATABASE_URL the migration runs in a database of its own on the
+grader's own cluster when the PostgreSQL server binaries are installed
 (on_postgres_throwaway.py); without those it is not graded, and says so.
 Reading the scripts instead of running them would pass a constraint a later
 script drops, or one an `op.execute` never made.
@@ -109,7 +109,7 @@ NO_DATABASE = (
     "not graded: no database to run the migration on: set DATABASE_URL, or install the "
     "PostgreSQL server binaries (e.g. `apt-get install postgresql`) for a throwaway one"
 )
-THROWAWAY = "run on a throwaway Postgres cluster (no DATABASE_URL)"
+THROWAWAY = "run on the grader's own Postgres cluster (no DATABASE_URL)"
 
 
 def judge_migration(
@@ -128,14 +128,14 @@ def judge_migration(
 
     from .errors import GradingRefusedError, MigrationFailedError
     from .on_postgres import NOT_GRADED, after_migration, migrated_schema, not_plain
-    from .on_postgres_throwaway import throwaway_url
+    from .on_postgres_throwaway import grading_server
 
     try:
-        server = database_url or throwaway_url()
-        if server is None:
-            return Outcome("skip", NO_DATABASE)
-        with migrated_schema(server, files[0].parent, timeout) as tenant:
-            indexes = read_indexes(tenant.reader_url, tenant.schema)
+        with grading_server(database_url) as server:
+            if server is None:
+                return Outcome("skip", NO_DATABASE)
+            with migrated_schema(server, files[0].parent, timeout) as tenant:
+                indexes = read_indexes(tenant.reader_url, tenant.schema)
     except GradingRefusedError as error:
         return Outcome("error", f"{NOT_GRADED}{error}")
     except MigrationFailedError as error:

@@ -16,10 +16,17 @@ from .isolate import CHECK_NUMBERS, check_outcomes
 from .migration import migration_files, no_migration_message
 from .migration_flaws import blame, migration_flaws
 from .on_postgres import NOT_GRADED, after_migration, migrated_schema, not_plain
+from .on_postgres_throwaway import grading_server
+
+# Why the checks on Postgres were not graded: no server to run them on.
+NO_SERVER = (
+    "no database configured: set DATABASE_URL, or install the PostgreSQL server binaries "
+    "(e.g. `apt-get install postgresql`) for a cluster of the grader's own"
+)
 
 
 def postgres_outcomes(
-    database_url: str,
+    database_url: str | None,
     tree: Path,
     graded_tree: Path,
     migrations: Path | None,
@@ -31,6 +38,8 @@ def postgres_outcomes(
 
     The host runs `graded_tree` and logs in as the submission's role; the
     driver reads the tables as the reader, after the catalog showed them plain.
+    Without database_url, on a database of its own on the grader's cluster
+    (on_postgres_throwaway.py); without that either, not graded.
     A failure that follows from a flaw of the migration (a deferrable key, an
     index on an expression, a uniqueness schema.py declares and the migration
     lacks) is pointed at the migration's line (migration_flaws.py).
@@ -42,18 +51,21 @@ def postgres_outcomes(
         )
         return dict.fromkeys(CHECK_NUMBERS, Outcome("fail", reason, ran=False))
     try:
-        with migrated_schema(database_url, files[0].parent, migration_timeout) as tenant:
-            indexes = read_indexes(tenant.reader_url, tenant.schema)
-            flaws = migration_flaws(indexes, files, graded_tree)
-            return check_outcomes(
-                graded_tree,
-                "postgres",
-                timeout=timeout,
-                database_url=tenant.reader_url,
-                tenant_url=tenant.url,
-                schema=tenant.schema,
-                explain=partial(blame, flaws=flaws),
-            )
+        with grading_server(database_url) as server:
+            if server is None:
+                return dict.fromkeys(CHECK_NUMBERS, Outcome("skip", NO_SERVER))
+            with migrated_schema(server, files[0].parent, migration_timeout) as tenant:
+                indexes = read_indexes(tenant.reader_url, tenant.schema)
+                flaws = migration_flaws(indexes, files, graded_tree)
+                return check_outcomes(
+                    graded_tree,
+                    "postgres",
+                    timeout=timeout,
+                    database_url=tenant.reader_url,
+                    tenant_url=tenant.url,
+                    schema=tenant.schema,
+                    explain=partial(blame, flaws=flaws),
+                )
     except GradingRefusedError as error:
         return dict.fromkeys(CHECK_NUMBERS, Outcome("error", f"{NOT_GRADED}{error}"))
     # The checks could not run: no tables of the submission's own to run them on.

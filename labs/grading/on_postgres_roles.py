@@ -37,6 +37,7 @@ from sqlalchemy.engine import make_url
 
 from labs.pg.plain import PINNED, TABLES
 from labs.pg.tenants import TENANT_PREFIX, Names, on_database, token_of
+from labs.term.i18n import N_
 
 from .errors import GradingRefusedError
 
@@ -49,6 +50,13 @@ TENANT_SETTINGS = {
     "lock_timeout": "10s",
     "idle_in_transaction_session_timeout": "60s",
 }
+SAFE_CREATEROLE = 160000  # server_version_num from which CREATEROLE cannot widen itself
+# What to do instead of a grant no server before 16 can give safely.
+OWN_CLUSTER_ADVICE = N_(
+    "grade on a Postgres cluster of the grader's own instead (install the PostgreSQL server "
+    "binaries, `apt-get install postgresql`, and leave LAB_POSTGRES unset or set it to own), "
+    "or as the superuser of a server kept for grading"
+)
 PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
 RESERVED = {"all", "user", "public", "current_user", "session_user", "none", "default", "role"}
 
@@ -58,9 +66,12 @@ class Missing:
     """A privilege the grader's role lacks, and the one command that grants it."""
 
     what: str
-    command: str
+    command: str = ""  # empty where no grant is safe: then `instead` says what to do
+    instead: str = ""
 
     def __str__(self) -> str:
+        if not self.command:
+            return f"{self.what}: {self.instead}"
         return f"{self.what}: run `{self.command}` as a superuser"
 
 
@@ -107,14 +118,26 @@ def missing_privileges(cursor: Any) -> list[Missing]:
         "SELECT current_user, current_database(), r.rolsuper, r.rolcreaterole,"
         " has_database_privilege(current_database(), 'CREATE WITH GRANT OPTION'),"
         " has_database_privilege('public', current_database(), 'CONNECT'),"
-        " has_database_privilege(current_database(), 'CONNECT WITH GRANT OPTION')"
+        " has_database_privilege(current_database(), 'CONNECT WITH GRANT OPTION'),"
+        " current_setting('server_version_num')::int"
         " FROM pg_catalog.pg_roles r WHERE r.rolname = current_user"
     )
-    me, database, superuser, createrole, create, public_connect, connect = cursor.fetchone()
+    me, database, superuser, createrole, create, public_connect, connect, version = (
+        cursor.fetchone()
+    )
     if superuser:
         return []
     missing = []
-    if not createrole:
+    if not createrole and version < SAFE_CREATEROLE:
+        # There CREATEROLE may grant itself pg_execute_server_program: never advised.
+        missing.append(
+            Missing(
+                f"the role {me} may not create the submissions' roles, and on PostgreSQL "
+                f"{version // 10000} CREATEROLE would let it make itself a superuser",
+                instead=OWN_CLUSTER_ADVICE,
+            )
+        )
+    elif not createrole:
         missing.append(
             Missing(
                 f"the role {me} may not create the submissions' roles (CREATEROLE)",

@@ -17,7 +17,6 @@ Without --lab-tree the plugin does nothing.
 from __future__ import annotations
 
 import math
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from .errors import CriterionFailedError, GradingRefusedError
+from .server_choice import CHOICES, chosen_server
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
@@ -117,6 +117,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="grade even where no sandbox can be had: the learner's code runs as you",
     )
     group.addoption(
+        "--lab-postgres",
+        choices=CHOICES,
+        default=None,
+        help="grade on Postgres on a cluster of the grader's own (own), on DATABASE_URL's "
+        "server (url), or auto: own where the server binaries are installed (default: "
+        "$LAB_POSTGRES, else auto)",
+    )
+    group.addoption(
         "--require-bwrap",
         action="store_true",
         help="refuse to grade unless bubblewrap can isolate each submission (CI's default)",
@@ -183,10 +191,14 @@ def pytest_configure(config: pytest.Config) -> None:
     except NoIsolationError as error:
         raise pytest.UsageError(str(error)) from None
     migrations = config.getoption("lab_migrations")
+    try:
+        server = chosen_server(config.getoption("lab_postgres"))
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
     grader = Grader(
         root,
         timeout=config.getoption("lab_timeout"),
-        database_url=os.environ.get("DATABASE_URL") or None,
+        database_url=server,
         migrations=Path(migrations).resolve() if migrations else None,
         strict=config.getoption("lab_strict"),
     )

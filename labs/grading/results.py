@@ -40,6 +40,7 @@ DOES = {
     "enforce one row per runs.idempotency_key and one per messages (run_id, seq)",
 }
 NOT_GRADED = "not graded: "  # how the grader begins a reason it could not grade
+WHY_SHOWN = 3  # a kind's reasons for its failures shown under its points, at most
 
 
 def results_json(grade: Grade, error: str = "") -> dict[str, object]:
@@ -125,18 +126,17 @@ class Tally:
         as the grader counts them.
 
         A run whose checks could not run at all (the tree does not import)
-        fails each of them, as a grade does. `others` holds the typecheck's and
-        the migration's outcomes from the grader (self_total.py): one the
-        machine could not give is not graded, for its reason. A check a run
-        left out, and every criterion of a kind not run here, says the
-        command that runs it.
+        fails each of them, as a grade does. `others` holds the grader's own
+        outcomes of the criteria not run here (self_total.py): one the machine
+        could not give is not graded, for its reason. A check a run left out,
+        and every criterion neither run nor given, says the command that runs it.
         """
         tally = cls()
         others = others or {}
         for criterion in CRITERIA:
             report = reports.get(criterion.kind)
             ran = {} if report is None else {r.number: r.passed for r in report.six}
-            other = others.get(criterion.key) if criterion.check is None else None
+            other = others.get(criterion.key)
             if report is not None and report.error:
                 tally.graded[criterion.key] = False
             elif criterion.check in ran:
@@ -164,7 +164,8 @@ class Tally:
                 parts.append(
                     _("{part}: {earned} / {most}").format(part=_(label), earned=earned, most=most)
                 )
-                parts += [f"  {self.why[k]}" for k in keys if self.why.get(k)]
+                reasons = dict.fromkeys(self.why[k] for k in keys if self.why.get(k))
+                parts += [f"  {reason}" for reason in list(reasons)[:WHY_SHOWN]]
         earned = sum(points[k] for k, passed in self.graded.items() if passed)
         most = sum(points[k] for k in self.graded)
         parts.append(_("total: {earned} / {total}").format(earned=earned, total=most))
@@ -242,8 +243,8 @@ def score_lines(
     store. The total is the grader's (see the module's docstring): the
     criteria not run here count in neither number, each named on a line of
     its own with the command that grades it. `others` are the grader's
-    typecheck and migration verdicts for the tree (self_total.py). Lines are
-    wrapped to width when one is given.
+    verdicts on the criteria not run here (self_total.py). Lines are wrapped
+    to width when one is given.
     """
     return [
         _("points as `labs grade` would give them:"),

@@ -1,20 +1,20 @@
-"""The typecheck and the migration in the self-check's total, judged as the grader judges them.
+"""The criteria the self-check does not run, judged as the grader judges them, for its total.
 
-The self-check runs the six checks; the grader also gives points for the
-typecheck and for the tree's own migration. So that both print the same
-total for the same tree, the self-check asks the grader itself for those
-two verdicts: a Grader on the tree as it is, with the same DATABASE_URL (or,
-without one, the same throwaway cluster), in a process of its own while the
-checks run (`python -m labs.grading.self_total TREE`, which prints them as
-JSON).
+The self-check runs the six checks on one store; the grader also gives
+points for the six on the other store, the typecheck and the tree's own
+migration. So that both print the same total for the same tree, the
+self-check asks the grader itself for those verdicts: a Grader on the tree
+as it is, on the Postgres the grader would choose (server_choice.py), in a
+process of its own while the checks run (`python -m labs.grading.self_total
+TREE DIGEST STORE`, which prints them as JSON).
 
-A verdict depends on nothing but the tree's files, its migration scripts
-and the kit, so it is kept in this checkout's state folder under a digest
-of those three and worked out again only when one of them changes: running
-the self-check twice on the same tree type-checks it once. A verdict the
-machine could not give (no database for the migration, a server refusing
-the grader) is never kept; the total names it as not graded here, with the
-reason, as the grader does.
+A verdict depends on nothing but the tree's files, its migration scripts,
+the kit and which Postgres grades it, so it is kept in this checkout's
+state folder under a digest of those and worked out again only when one of
+them changes: running the self-check twice on the same tree type-checks it
+once. A verdict the machine could not give (no Postgres to grade on, a
+server refusing the grader) is never kept; the total names it as not graded
+here, with the reason, as the grader does.
 """
 
 from __future__ import annotations
@@ -29,31 +29,44 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from labs.pg.cluster import find_bindir
 from labs.review.state import state_dir
 from labs.term.i18n import _
 from labs.trees.finding import REPO_ROOT
 
 from .criteria import CRITERIA, Outcome
 from .migration import migration_files
+from .server_choice import chosen_server
 from .typecheck import baseline_cache, baseline_key, baseline_places
 
-KINDS = ("typecheck", "migration")  # the criteria that are not checks
 KEPT_FILE = "verdicts.json"
 KEPT_AT_MOST = 64  # verdicts kept; the oldest go first
 WAIT_AT_MOST = 300.0  # seconds: a typecheck's and a migration's timeouts, and room to start
 SKIPPED = {"__pycache__", ".mypy_cache", ".pytest_cache"}
 
 
-def tree_digest(tree: Path) -> str:
-    """What the two verdicts depend on, as a digest: the kit, the tree's files, its migration."""
+def tree_digest(tree: Path, ran: str) -> str:
+    """What the verdicts depend on, as a digest: the kit, the tree's files, its migration, the
+    store the self-check ran (its criteria are not asked for) and the Postgres graded on."""
     digest = hashlib.sha256(f"{baseline_key(REPO_ROOT)}\n".encode())
     files = [p for p in sorted(tree.rglob("*")) if p.is_file() and SKIPPED.isdisjoint(p.parts)]
     for path in files:
         digest.update(f"tree/{path.relative_to(tree)}\n".encode() + path.read_bytes())
     for path in migration_files(tree):
         digest.update(f"migration/{path.name}\n".encode() + path.read_bytes())
-    digest.update(f"database:{bool(os.environ.get('DATABASE_URL'))}\n".encode())
+    digest.update(f"ran:{ran}\npostgres:{server_kind()}\n".encode())
     return digest.hexdigest()
+
+
+def server_kind() -> str:
+    """Which Postgres the grader would grade on here: its own, DATABASE_URL's, or none."""
+    try:
+        server = chosen_server()
+    except ValueError as error:
+        return f"refused: {error}"
+    if server:
+        return f"url:{hashlib.sha256(server.encode()).hexdigest()}"
+    return "own" if find_bindir() is not None else "none"
 
 
 def kept(digest: str) -> dict[str, Outcome] | None:
@@ -99,17 +112,18 @@ def read_kept() -> dict[str, object]:
     return entries if isinstance(entries, dict) else {}
 
 
-def judge(tree: Path) -> dict[str, Outcome]:
-    """The typecheck's and the migration's outcomes, from the grader, for the tree as it is."""
+def judge(tree: Path, ran: str) -> dict[str, Outcome]:
+    """The outcomes of every criterion but the checks on the store `ran`, from the grader, for
+    the tree as it is."""
     from .grader import Grader  # the grader's imports, in the process that judges
 
-    grader = Grader(tree, database_url=os.environ.get("DATABASE_URL") or None)
-    return {c.key: grader.outcome(c) for c in CRITERIA if c.kind in KINDS}
+    grader = Grader(tree, database_url=chosen_server())
+    return {c.key: grader.outcome(c) for c in CRITERIA if c.kind != ran}
 
 
 @dataclass
 class Pending:
-    """The two verdicts, either kept from an earlier run or being worked out by a child process."""
+    """The verdicts, either kept from an earlier run or being worked out by a child process."""
 
     digest: str
     outcomes: dict[str, Outcome] | None = None
@@ -133,9 +147,10 @@ class Pending:
         return self.outcomes
 
 
-def start(tree: Path) -> Pending:
-    """Begin working out the tree's two verdicts beside the checks (or take the kept ones)."""
-    digest = tree_digest(tree)
+def start(tree: Path, ran: str = "memory") -> Pending:
+    """Begin working out the verdicts the self-check on store `ran` lacks, beside its checks
+    (or take the kept ones)."""
+    digest = tree_digest(tree, ran)
     outcomes = kept(digest)
     if outcomes is not None:
         return Pending(digest, outcomes)
@@ -149,7 +164,7 @@ def start(tree: Path) -> Pending:
             flush=True,
         )
     child = subprocess.Popen(
-        [sys.executable, "-m", "labs.grading.self_total", str(tree), digest],
+        [sys.executable, "-m", "labs.grading.self_total", str(tree), digest, ran],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
@@ -159,11 +174,11 @@ def start(tree: Path) -> Pending:
 
 
 def main(argv: list[str]) -> int:
-    """Print the tree's two verdicts as JSON, and keep them under the digest given."""
-    tree, digest = Path(argv[0]), argv[1]
+    """Print the verdicts as JSON, and keep them under the digest given."""
+    tree, digest, ran = Path(argv[0]), argv[1], argv[2]
     baseline_cache()  # built once for the kit, as the grader would
-    outcomes = judge(tree)
-    if tree_digest(tree) == digest:  # not edited while it was judged
+    outcomes = judge(tree, ran)
+    if tree_digest(tree, ran) == digest:  # not edited while it was judged
         keep(digest, outcomes)
     print(json.dumps({key: fields_of(outcome) for key, outcome in outcomes.items()}))
     return 0

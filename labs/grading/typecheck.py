@@ -15,6 +15,7 @@ limits bound it.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import importlib.metadata
 import os
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from labs.sandbox.box import Sandbox
@@ -147,12 +149,31 @@ def baseline_cache() -> Path | None:
         for place in baseline_places():
             try:
                 if not place.is_dir():
-                    build_baseline(place)
+                    with building(place):  # one build for all the processes that need it
+                        if not place.is_dir():
+                            build_baseline(place)
                 if place.is_dir() and os.access(place, os.R_OK | os.X_OK):
                     return place
             except OSError:
                 continue
     return None
+
+
+@contextlib.contextmanager
+def building(place: Path) -> Iterator[None]:
+    """Hold the lock under which one process builds the baseline at place; others wait for it.
+
+    Without it, every grading process (and every self-check beside it) that
+    starts before the first build ends would build its own: as many cold mypy
+    runs at once as there are processes.
+    """
+    place.parent.mkdir(parents=True, exist_ok=True)
+    with open(place.parent / f".{place.name}.lock", "a", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def build_baseline(place: Path) -> None:

@@ -136,27 +136,31 @@ def watch_tree(
     """Run the checks now, after every change and on r, until q or stop; return the watch mode.
 
     A run whose result is the same as the last one printed says so in one
-    line instead of printing the same block again.
+    line instead of printing the same block again. The checks' block comes
+    first; the points (with the grader's own verdicts on the rest, which may
+    take longer) follow when they are ready.
     """
     events: queue.Queue[tuple[str, object]] = queue.Queue()
-    last: dict[str, object] = {"report": Report(tree, "memory", []), "block": None}
+    last: dict[str, object] = {"report": Report(tree, "memory", []), "block": None, "points": None}
 
     def say(lines: list[str]) -> None:
         print("\n".join(lines), file=out, flush=True)
 
     def check_now() -> None:
-        others = self_total.start(root)  # the grader's typecheck and migration, for the total
+        others = self_total.start(root)  # the grader's verdicts on the rest, for the total
         report = fresh_report(root, run, timeout)
         width = terminal_width(out)
-        points = score_lines({"memory": report}, tree, width, others.result())
-        lines = summary_lines(tree, report, width) + points
+        lines = summary_lines(tree, report, width)
         block = (lines[0].partition("] ")[2], *lines[1:])
         if block == last["block"]:
             stamp = lines[0].partition("]")[0] + "]"
             say([message("watch", "unchanged", stamp=stamp, tree=tree)])
         else:
-            say(lines)
-        last.update(report=report, block=block)
+            say(lines)  # at once: the grader's verdicts (Postgres, say) may take longer
+        points = score_lines({"memory": report}, tree, width, others.result())
+        if block != last["block"] or points != last["points"]:
+            say(points)
+        last.update(report=report, block=block, points=points)
 
     def pump(kind: str, stream: Iterator[object]) -> None:
         for item in stream:

@@ -180,7 +180,11 @@ def test_the_honest_hand_ins_are_graded_as_if_alone(graded: ClassRun) -> None:
         return
     assert passing(ada) == {1, 2, 3, 4, 5, 6} and ada["types"] == "pass"
     assert passing(ben) == {1, 2, 6}
-    assert (ada["note"], ada["review"], ben["note"], ben["review"]) == ("", "", "", "")
+    # Neither has a migration: on Postgres (the grader's own cluster) each says so, and no more.
+    for found in (ada, ben):
+        assert found["review"] == ""
+        assert found["note"].startswith("on Postgres: no migration of the tree's own"), found
+        assert found["note"].count("; ") == 0, found
 
 
 def test_a_setsid_daemon_dies_with_its_submission(graded: ClassRun) -> None:

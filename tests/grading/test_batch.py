@@ -268,9 +268,11 @@ def test_a_hand_in_over_the_caps_once_junk_is_left_out_names_its_largest_paths(
 
 
 def labs_grade(*args: str, database_url: str | None = None) -> subprocess.CompletedProcess[str]:
-    """python -m labs grade ARGS, in English, with DATABASE_URL as given (or none)."""
+    """python -m labs grade ARGS, in English, graded on DATABASE_URL's server when one is given
+    (LAB_POSTGRES=url), else as by default."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "LAB_LANG", "LANG")}
-    env |= {"LANGUAGE": "en"} | ({"DATABASE_URL": database_url} if database_url else {})
+    env |= {"LANGUAGE": "en"}
+    env |= {"DATABASE_URL": database_url, "LAB_POSTGRES": "url"} if database_url else {}
     return subprocess.run(
         [sys.executable, "-m", "labs", "grade", "--timeout", "10", *args],
         cwd=REPO_ROOT,
@@ -309,8 +311,8 @@ def test_a_role_without_createrole_refuses_the_class_before_any_hand_in_is_grade
 ) -> None:
     """Never 70/70 beside 40/110 with exit 0: refused, with the one fix, safe on Postgres 15.
 
-    Up to 15 the fix is a superuser on a server kept for grading, or no
-    DATABASE_URL, never CREATEROLE; from 16 it is `ALTER ROLE ... CREATEROLE;`.
+    Up to 15 the fix is the grader's own cluster, or a superuser on a server
+    kept for grading, never CREATEROLE; from 16 it is `ALTER ROLE ... CREATEROLE;`.
     Given what the fix asks, the same check passes, and leaves no role behind.
     """
     role = f"teacher_{uuid.uuid4().hex[:8]}"
@@ -327,7 +329,7 @@ def test_a_role_without_createrole_refuses_the_class_before_any_hand_in_is_grade
         if version < SAFE_CREATEROLE:
             assert "CREATEROLE would let it make itself a superuser" in said
             assert "ALTER ROLE" not in said and "GRANT" not in said
-            assert "superuser of a server kept for grading, or without DATABASE_URL" in said
+            assert "cluster of the grader's own" in said
         else:
             assert f"`ALTER ROLE {role} CREATEROLE;`" in said
         check_class_database(fresh_database)

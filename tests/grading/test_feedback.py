@@ -22,6 +22,7 @@ from labs.grading.errors import OutputError
 from labs.grading.feedback import folder_names, junit_xml, markdown_report, write_feedback
 from labs.grading.grader import Grader
 from labs.grading.results import Tally, results_json, score_lines
+from labs.grading.server_choice import chosen_server
 from labs.term.watch import watch_tree
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree
@@ -73,11 +74,12 @@ def test_labs_check_ends_with_the_points_the_grader_gives_then_the_totals_line()
     block = lines[lines.index("points as `labs grade` would give them:") : -1]
     assert f"  memory: {earned} / {len(memory) * MEMORY_POINTS}" in block
     assert "  typecheck: 10 / 10" in block and "  migration: 0 / 10" in block
+    # On the grader's own Postgres (the server binaries are here), as the grader grades it.
+    assert "  Postgres: 0 / 30" in block
     why = next(line for line in block if "no migration found" in line)
     assert "migrations/versions/starter" in why and "solution" not in why
-    assert f"  total: {earned + 10} / {len(memory) * MEMORY_POINTS + 20}" in block
-    postgres = "  not graded here: Postgres (30 points): run it with python -m labs check --tree "
-    assert any(line.startswith(postgres + "starter --store postgres") for line in block)
+    assert f"  total: {earned + 10} / {len(memory) * MEMORY_POINTS + 50}" in block
+    assert not [line for line in block if "not graded here" in line]
 
 
 def selftest_lines(tree: Path, state: Path, **env: str) -> list[str]:
@@ -99,8 +101,8 @@ def selftest_lines(tree: Path, state: Path, **env: str) -> list[str]:
 
 
 def graders_total(tree: Path) -> str:
-    """The total line the grader prints for the tree (no DATABASE_URL, as the self-check here)."""
-    grade = Grader(tree).grade()
+    """The total line the grader prints for the tree, on the Postgres it chooses by default."""
+    grade = Grader(tree, database_url=chosen_server()).grade()
     (total,) = [line for line in Tally.of_grade(grade).lines() if line.startswith("  total: ")]
     return total
 
@@ -130,10 +132,10 @@ def test_the_typecheck_and_the_migration_count_in_the_self_checks_total_as_grade
     for _ in range(2):
         lines = selftest_lines(tree, state)
         assert expected in lines, (expected, lines)
-    want = {"starter": "40 / 80", "solved": "80 / 80", "type error": "70 / 80"}
+    want = {"starter": "40 / 110", "solved": "110 / 110", "type error": "100 / 110"}
     assert kind not in want or expected == f"  total: {want[kind]}"
     if kind == "bad migration":
-        assert expected == "  total: 70 / 80" and "  migration: 0 / 10" in lines
+        assert "  migration: 0 / 10" in lines
 
 
 def test_a_verdict_is_kept_for_the_tree_it_was_given_and_never_for_another(tmp_path: Path) -> None:
@@ -147,7 +149,7 @@ def test_a_verdict_is_kept_for_the_tree_it_was_given_and_never_for_another(tmp_p
         tree / "shared" / "keys.py", r"(    # TODO\(check 3\)[^\n]*\n)", r'\1    wrong: int = "x"\n'
     )
     lines = selftest_lines(tree, state)
-    assert "  typecheck: 0 / 10" in lines and "  total: 30 / 80" in lines
+    assert "  typecheck: 0 / 10" in lines and "  total: 30 / 110" in lines
 
 
 def test_the_points_count_what_ran_and_name_what_did_not() -> None:
@@ -167,7 +169,7 @@ def test_the_points_count_what_ran_and_name_what_did_not() -> None:
 
 
 def test_watch_shows_the_points_after_each_run(tmp_path: Path) -> None:
-    """Each run of watch ends with the points block, Postgres not run."""
+    """Each run of watch ends with the points block: memory run here, the rest the grader's."""
     tree = copy_tree(tree_root("starter"), tmp_path / "starter")
     out, stop = io.StringIO(), threading.Event()
 
@@ -184,7 +186,8 @@ def test_watch_shows_the_points_after_each_run(tmp_path: Path) -> None:
     watcher.join(timeout=120)
     stop.set()
     shown = out.getvalue()
-    assert "memory: 30 / 60" in shown and "not graded here: Postgres (30 points): " in shown
+    assert "memory: 30 / 60" in shown and "Postgres: 0 / 30" in shown
+    assert "total: 40 / 110" in shown  # the grader's, Postgres on its own cluster
 
 
 def test_junit_xml_parses_with_the_counts_and_the_failure_messages() -> None:
@@ -290,7 +293,8 @@ def test_labs_grade_writes_a_folder_per_submission_beside_the_class_table(
         assert results["version"] == 3
         assert results["score"] == sum(t["score"] for t in results["tests"])
         assert results["max_score"] == sum(t["max_score"] for t in results["tests"])
-        failing = [t for t in results["tests"] if t["status"] == "fail"]
+        # Failed, or could not run (Postgres with no migration): each a JUnit failure.
+        failing = [t for t in results["tests"] if t["status"] != "pass"]
         report = (folder / "report.md").read_text()
         assert report.startswith(f"# {name}: {results['score']} / {results['max_score']}")
         for test in failing:
@@ -298,9 +302,9 @@ def test_labs_grade_writes_a_folder_per_submission_beside_the_class_table(
         suite = ET.parse(folder / "junit.xml").getroot().find("testsuite")
         assert suite is not None
         assert int(suite.get("failures", "-1")) == len(failing)
-        skipped = int(suite.get("skipped", "-1"))  # Postgres without a database: not in v3
-        assert int(suite.get("tests", "-1")) - skipped == len(results["tests"])
-        assert skipped == 6
+        # Postgres graded on the grader's own cluster: nothing skipped, every criterion in v3.
+        assert int(suite.get("skipped", "-1")) == 0
+        assert int(suite.get("tests", "-1")) == len(results["tests"]) == len(CRITERIA)
     ben = (tmp_path / "submissions" / "ben" / "report.md").read_text()
     assert "TODO(check 3)" in ben and "TODO(check 4)" in ben
 

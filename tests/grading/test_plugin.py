@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from labs.grading.criteria import CRITERIA, MEMORY_POINTS, MIGRATION_POINTS
+from labs.pg.cluster import free_port
 from labs.trees.finding import REPO_ROOT, tree_root
 from tests.grading import submissions as make
 
@@ -18,21 +19,30 @@ MEMORY = ",".join(f"memory-{n}" for n in range(1, 7))
 GRADING_COMMAND = [sys.executable, "-P", "-m", "labs.grading.pytest_main"]
 
 
-def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run a command as a grader would, with this checkout's lab kit and no database."""
+def run(
+    command: list[str], cwd: Path, database_url: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run a command as a grader would, with this checkout's lab kit, and DATABASE_URL only
+    when one is given (Postgres then as LAB_POSTGRES says: the grader's own cluster here)."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "PYTEST_ADDOPTS")}
     env["PYTHONPATH"] = str(REPO_ROOT)
+    if database_url:
+        env["DATABASE_URL"] = database_url
     return subprocess.run(
         command, cwd=cwd, capture_output=True, text=True, timeout=240, check=False, env=env
     )
 
 
 def grade_with_pytest(
-    tree: Path | str, results: Path, *extra: str, cwd: Path = REPO_ROOT
+    tree: Path | str,
+    results: Path,
+    *extra: str,
+    cwd: Path = REPO_ROOT,
+    database_url: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Grade a tree with the documented command, as an instructor or a grading platform would."""
     command = [*GRADING_COMMAND, "--lab-tree", str(tree), "--lab-results", str(results)]
-    return run([*command, "--lab-timeout", "5", *extra], cwd)
+    return run([*command, "--lab-timeout", "5", *extra], cwd, database_url)
 
 
 def score_of(results: Path) -> int:
@@ -55,11 +65,14 @@ def test_the_untouched_starter_earns_exactly_checks_1_2_and_6(
     assert data["score"] == 3 * MEMORY_POINTS + typecheck_points["starter"]
     assert f"total: {data['score']} / {data['max_score']}" in done.stdout
     assert f"collected {len(CRITERIA)} items" in done.stdout
-    graded = [c for c in CRITERIA if c.kind != "postgres"]
+    # On the grader's own Postgres (the server binaries are here): no migration, so none of
+    # the six passes there, and each says why.
     assert [(t["name"], t["max_score"]) for t in data["tests"]] == [
-        (c.title, c.points) for c in graded
+        (c.title, c.points) for c in CRITERIA
     ]
-    assert "no database configured" in done.stdout
+    on_postgres = [t for t in data["tests"] if " on Postgres: " in t["name"]]
+    assert len(on_postgres) == 6 and {t["status"] for t in on_postgres} == {"error"}
+    assert all("no migration of the tree's own" in t["message"] for t in on_postgres)
 
 
 def test_a_solved_copy_with_its_migration_passes_the_checks(tmp_path: Path) -> None:
@@ -190,14 +203,25 @@ def test_fail_under_makes_the_exit_code_follow_the_score(
     assert f"--lab-fail-under {fail_under}" in done.stdout
 
 
-def test_a_criterion_that_could_not_be_graded_never_meets_a_gate(tmp_path: Path) -> None:
-    """A Postgres criterion skipped for want of a database earns nothing, so 100% fails."""
+def test_a_criterion_that_could_not_be_graded_never_meets_a_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Postgres criterion the machine could not grade (its server does not answer) earns
+    nothing, so 100% fails."""
+    monkeypatch.setenv("LAB_POSTGRES", "url")
+    nothing_there = f"postgresql://koda:koda@127.0.0.1:{free_port()}/koda"
     results = tmp_path / "results.json"
     done = grade_with_pytest(
-        tree_root("solution"), results, "--lab-only", "postgres-1", "--lab-fail-under", "100%"
+        tree_root("solution"),
+        results,
+        "--lab-only",
+        "postgres-1",
+        "--lab-fail-under",
+        "100%",
+        database_url=nothing_there,
     )
-    assert done.returncode == 1, done.stdout[-2000:]
-    assert "1 skipped" in done.stdout
+    assert done.returncode == 3, done.stdout[-2000:]  # not met, and the machine's failure
+    assert "not graded" in done.stdout and "cannot connect to" in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -275,7 +275,7 @@ def test_the_self_check_and_the_grader_print_the_same_total_for_the_same_tree(
 ) -> None:
     """The same criteria, the same points: `labs check`, SELFTEST and the pinned pytest entry,
     each as it runs by default, print the same total and the same memory, typecheck and
-    migration lines; each names what it did not grade (Postgres, without a database)."""
+    migration lines, every criterion graded (Postgres on the grader's own cluster)."""
     root = build(the_mistake(), tmp_path / "mistake") if tree == "mistake" else tree_root(tree)
     monkeypatch.setenv("LAB_SEED", "8")  # the grader's inputs too: one seed for all three
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "LAB_LANG", "LANG")}
@@ -301,5 +301,6 @@ def test_the_self_check_and_the_grader_print_the_same_total_for_the_same_tree(
     document = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     total = total_and_memory(checked)[0]
     assert total == f"total: {document['score']} / {document['max_score']}"
-    for said in (checked, selftested, graded.stdout):
-        assert "  not graded here: " in said
+    for said in (checked, selftested, graded.stdout):  # Postgres too, on the grader's cluster
+        assert "  not graded here: " not in said
+        assert any(line.strip().startswith("Postgres: ") for line in said.splitlines())

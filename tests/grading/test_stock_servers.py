@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg2
 import pytest
 
 from labs.pg.cluster import TempCluster
@@ -60,24 +61,58 @@ def commands_in(message: str) -> list[str]:
     return re.findall(r"`([^`]+;)`", message)
 
 
-def test_compose_owner_role_is_refused_by_name_then_grades_for_full_marks(
-    pg_cluster: TempCluster, solved_tree: Path
+def pytest_entry(
+    tree: Path, results: Path, env: dict[str, str], *args: str
+) -> subprocess.CompletedProcess[str]:
+    """The pinned pytest entry on tree, from the tree's folder, with env added to this one's."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-P",
+            "-m",
+            "labs.grading.pytest_main",
+            "--lab-tree",
+            str(tree),
+            "--lab-results",
+            str(results),
+            *args,
+        ],
+        cwd=results.parent,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_compose_owner_role_is_never_asked_for_createrole_and_grades_itself_for_full_marks(
+    pg_cluster: TempCluster, solved_tree: Path, tmp_path: Path
 ) -> None:
-    """koda as deploy/postgres-init.sh makes it: refused naming one command; with it, full marks."""
+    """Issue 22: koda as deploy/postgres-init.sh makes it, on PostgreSQL 15. On its own server it
+    is refused with no CREATEROLE to run (there CREATEROLE could make itself a superuser), told
+    to grade on the grader's own cluster; with DATABASE_URL still naming it, the learner's
+    pytest entry grades there by default, every criterion passes, and koda's server keeps
+    nothing of it."""
     with started(pg_cluster.bindir, auth="scram", tcp=True) as cluster:
         koda = compose_role(cluster)
         until_accepted(koda)
         first = outcomes(solved_tree, koda, ("postgres", "migration"))
-        if {o.status for o in first.values()} != {"pass"}:
-            assert {o.status for o in first.values()} == {"error"}
-            message = first["migration"].message
-            assert message.startswith("not graded: grading on Postgres needs more")
-            assert commands_in(message) == ["ALTER ROLE koda CREATEROLE;"]
-            superuser(cluster.url("koda"), *commands_in(message))
+        assert {o.status for o in first.values()} == {"error"}
+        message = first["migration"].message
+        assert message.startswith("not graded: grading on Postgres needs more")
+        assert "CREATEROLE would let it make itself a superuser" in message
+        assert "cluster of the grader's own" in message
+        assert not [c for c in commands_in(message) if "CREATEROLE" in c]
+        results = tmp_path / "results.json"
+        done = pytest_entry(solved_tree, results, {"DATABASE_URL": koda})
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        document = json.loads(results.read_text(encoding="utf-8"))
+        assert (document["score"], document["max_score"]) == (110, 110), document
         assert grading_leftovers(cluster.url("koda")) == []
-        found = outcomes(solved_tree, koda, GRADED)
-        assert {key: o.status for key, o in found.items() if o.status != "pass"} == {}
-        assert grading_leftovers(cluster.url("koda")) == []
+        with psycopg2.connect(cluster.url("koda")) as connection, connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_catalog.pg_roles WHERE rolname LIKE 'lab_%'")
+            assert cursor.fetchone() == (0,)
+        connection.close()
 
 
 def test_a_role_without_the_privileges_is_refused_as_the_machines_failure(
@@ -87,34 +122,20 @@ def test_a_role_without_the_privileges_is_refused_as_the_machines_failure(
     url = debian.create_database("plain")
     superuser(url, "CREATE ROLE teacher LOGIN PASSWORD 'pw'")
     results = tmp_path / "results.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-P",
-            "-m",
-            "labs.grading.pytest_main",
-            "--lab-tree",
-            str(solved_tree),
-            "--lab-only",
-            "postgres-1,postgres-2,migration",
-            "--lab-results",
-            str(results),
-        ],
-        cwd=tmp_path,
-        env={**os.environ, "DATABASE_URL": debian.tcp_url("teacher", "pw", "plain")},
-        capture_output=True,
-        text=True,
-        timeout=300,
+    server = {"DATABASE_URL": debian.tcp_url("teacher", "pw", "plain"), "LAB_POSTGRES": "url"}
+    done = pytest_entry(
+        solved_tree, results, server, "--lab-only", "postgres-1,postgres-2,migration"
     )
     assert done.returncode == 3, done.stdout + done.stderr
     document = json.loads(results.read_text(encoding="utf-8"))
     assert document["status"] == "error"
     assert {test["status"] for test in document["tests"]} == {"error"}
     assert (document["score"], document["max_score"]) == (0, 0)
+    # PostgreSQL 15: no CREATEROLE is ever asked for, the grader's own cluster is named instead.
     assert commands_in(document["message"]) == [
-        "ALTER ROLE teacher CREATEROLE;",
         "GRANT CREATE ON DATABASE plain TO teacher WITH GRANT OPTION;",
     ]
+    assert "cluster of the grader's own" in document["message"]
     assert "not graded: grading on Postgres needs more" in done.stdout
     assert grading_leftovers(url) == []
 

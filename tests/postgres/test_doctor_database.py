@@ -36,8 +36,12 @@ def one(findings: dict[str, str], words: str) -> str:
     return verdict
 
 
-def test_a_superuser_over_tcp_with_scram_may_grade(debian: TempCluster) -> None:
-    """Debian's cluster as its superuser: reachable, privileged, scram-sha-256, nothing left."""
+def test_a_superuser_over_tcp_with_scram_may_grade(
+    debian: TempCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Debian's cluster as its superuser, graded on (LAB_POSTGRES=url): reachable, privileged,
+    scram-sha-256, nothing left."""
+    monkeypatch.setenv("LAB_POSTGRES", "url")
     found = said(debian.url())
     assert one(found, "DATABASE_URL reaches Postgres 15") == "ok"
     assert one(found, "the role postgres may grade on Postgres") == "ok"
@@ -54,18 +58,28 @@ def test_the_auth_method_is_found_without_a_libpq_warning(
     assert "WARNING" not in capfd.readouterr().err
 
 
-def test_compose_owner_role_is_told_the_one_command_it_lacks(pg_cluster: TempCluster) -> None:
-    """koda as deploy/postgres-init.sh makes it: a fix naming `ALTER ROLE koda CREATEROLE;`."""
+def test_compose_owner_role_is_asked_for_nothing_and_never_for_createrole(
+    pg_cluster: TempCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """koda as deploy/postgres-init.sh makes it, on PostgreSQL 15. Grading on the grader's own
+    cluster (the default here) asks it for nothing; grading on its server (LAB_POSTGRES=url)
+    is a fix that names the own cluster, never `ALTER ROLE koda CREATEROLE;`, which there could
+    make koda a superuser."""
     with started(pg_cluster.bindir, auth="scram", tcp=True) as cluster:
         koda = compose_role(cluster)
         until_accepted(koda)
+        monkeypatch.delenv("LAB_POSTGRES", raising=False)
+        assert one(said(koda), "the role koda is asked for nothing") == "ok"
+        monkeypatch.setenv("LAB_POSTGRES", "url")
         found = said(koda)
-        assert one(found, "may not grade on Postgres: run `ALTER ROLE koda CREATEROLE;`") == "fix"
+        fix = next(line for line in found if "may not grade on Postgres" in line)
+        assert found[fix] == "fix" and "cluster of the grader's own" in fix
+        assert "CREATEROLE" not in fix
         assert one(found, "logins ask for a password") == "ok"
         done = subprocess.run(
             [sys.executable, "-m", "labs", "doctor"],
             cwd=REPO_ROOT,
-            env={**os.environ, "DATABASE_URL": koda, "LAB_LANG": "en"},
+            env={**os.environ, "DATABASE_URL": koda, "LAB_LANG": "en", "LAB_POSTGRES": "url"},
             capture_output=True,
             text=True,
             timeout=120,

@@ -1,0 +1,52 @@
+"""Which Postgres a grading run grades on: the grader's own cluster, or DATABASE_URL's server.
+
+LAB_POSTGRES, or the `--postgres` (labs grade) and `--lab-postgres` (the
+pytest entry) options, say one of:
+
+- `own`: a cluster of the grader's own (on_postgres_throwaway.py), each
+  submission in a database of its own; it needs the PostgreSQL server
+  binaries, and no privilege on anyone's server;
+- `url`: DATABASE_URL's server, whose role must let the grader make the
+  submissions' roles (on_postgres_roles.py);
+- `auto`, the default: `own` wherever the server binaries are installed,
+  `url` elsewhere (and without DATABASE_URL either, Postgres is not graded).
+
+So by default a learner whose DATABASE_URL names the README's role, or
+compose's, grades on the same kind of server as the instructor's run, with
+no grant asked of that role, and gets the same points.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+CHOICES = ("auto", "own", "url")
+CHOICE_VARIABLE = "LAB_POSTGRES"
+
+
+def chosen_choice(given: str | None = None, environ: Mapping[str, str] = os.environ) -> str:
+    """The choice given (an option), else LAB_POSTGRES, else auto; ValueError when unknown."""
+    choice = given or environ.get(CHOICE_VARIABLE) or "auto"
+    if choice not in CHOICES:
+        raise ValueError(
+            f"{CHOICE_VARIABLE}={choice}: choose one of {', '.join(CHOICES)} "
+            "(own: a Postgres cluster of the grader's own; url: DATABASE_URL's server)"
+        )
+    return choice
+
+
+def chosen_server(given: str | None = None, environ: Mapping[str, str] = os.environ) -> str | None:
+    """The server URL grading runs on, or None for the grader's own cluster (or none at all).
+
+    ValueError for an unknown choice, or for `url` without DATABASE_URL.
+    """
+    choice = chosen_choice(given, environ)
+    database_url = environ.get("DATABASE_URL") or None
+    if choice == "url" and database_url is None:
+        raise ValueError(f"{CHOICE_VARIABLE}=url: set DATABASE_URL to the server to grade on")
+    from labs.pg.cluster import find_bindir  # psycopg2 loads only where a grade is made
+
+    if choice == "own" or (choice == "auto" and find_bindir() is not None):
+        return None
+    return database_url
