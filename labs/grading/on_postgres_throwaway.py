@@ -57,7 +57,7 @@ def own_cluster() -> TempCluster | None:
     with _lock:
         if "cluster" not in _started:
             try:
-                cluster = TempCluster(bindir, auth="scram", reaped=True)
+                cluster = TempCluster(bindir, auth="scram")
             except (OSError, subprocess.SubprocessError) as error:
                 raise GradingRefusedError(
                     f"could not make a throwaway Postgres with {bindir}: {error}"

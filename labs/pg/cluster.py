@@ -2,7 +2,9 @@
 
 The tests, `python -m labs race` and `python -m labs bench` never touch a
 learner's database unless given one: they start a cluster of their own, make
-databases in it, and remove it all at the end.
+databases in it, and remove it all at the end. Each cluster has a reaper
+(labs/pg/reaper.py) that does the same if the process that made it is
+killed, so no server and no folder outlives it.
 
 By default such a cluster trusts whoever connects, so it must not be
 reachable by anyone else on the machine: it listens on no TCP port at all,
@@ -83,7 +85,7 @@ class TempCluster:
         auth: str = "trust",
         tcp: bool = False,
         max_connections: int = 200,
-        reaped: bool = False,
+        reaped: bool = True,
     ) -> None:
         if auth not in AUTHS:
             raise ValueError(f"auth {auth!r}: choose one of {', '.join(AUTHS)}")
