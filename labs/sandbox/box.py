@@ -39,7 +39,7 @@ from typing import IO
 
 from labs.trees.finding import REPO_ROOT
 
-from .bwrap import HIDDEN, bwrap_command
+from .bwrap import bwrap_command, hidden_names
 from .cgroups import Cgroup
 from .files import remove_tree
 from .limits import Isolation, Limits
@@ -47,7 +47,7 @@ from .modes import find_bwrap, require_isolation
 from .network import socket_folder
 from .reading import read_to_end
 from .trampoline import covers, network_namespaces, trampoline
-from .users import Slot, kill_user
+from .users import Slot, kill_user, remove_files_of
 from .watch import over_caps
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -189,7 +189,13 @@ class Sandbox:
             if os.geteuid() != 0:
                 return wrapped
             return trampoline({"cgroup": joined, "cover": self.cover or [], **user}, wrapped)
-        hidden = [str(REPO_ROOT / name) for name in HIDDEN if (REPO_ROOT / name).is_dir()]
+        exposed = [Path(path) for path in self.expose]  # what the caller shows on purpose
+        hidden = [
+            str(REPO_ROOT / name)
+            for name in hidden_names()
+            if (REPO_ROOT / name).is_dir()
+            and not any(path.is_relative_to(REPO_ROOT / name) for path in exposed)
+        ]
         plan = {
             "cgroup": joined,
             "unshare_net": self.isolation.no_network,
@@ -277,6 +283,8 @@ class Sandbox:
             remove_tree(self.root)
             if self.cgroup:
                 self.cgroup.remove()
+            if self.uid is not None:  # what it left in the machine's /tmp, /var/tmp, /dev/shm
+                remove_files_of(self.uid)
             if self.slot:
                 self.slot.release()
 

@@ -2,7 +2,8 @@
 
 Inside, the submission sees the system's /usr (and the links or folders
 /bin, /lib... point into), a few files of /etc, a /proc of its own PID
-namespace (only its own processes), a minimal /dev, an empty /tmp, the
+namespace (only its own processes), a minimal /dev (read-only, but for a
+/dev/shm of SHM_SIZE), an empty /tmp of TMP_SIZE, the
 Python installation and the lab kit (labs/, which holds the Alembic
 environment a migration runs in, and the shipped starter it reads), all
 read-only, and its sandbox folder, where only the private home is writable. The solution,
@@ -16,6 +17,7 @@ run needs it (a database reached over TCP); no nested user namespaces.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -39,9 +41,13 @@ ETC = (
 # The kit, relative to its root: the package (the Alembic environment a migration runs in is
 # labs/pg/environment), and the shipped starter whose models it imports: learners have those too.
 KIT = ("labs", "starter")
-# What must not be seen even where the installation holds it (a non-editable install).
-HIDDEN = ("solution", "migrations/versions/solution")
+# What must not be seen even where the installation holds it (a non-editable install, or a
+# checkout inside the interpreter's virtualenv): the instructors' history, the project's tests,
+# and every lab tree but the starter, with its migrations (hidden_names adds other trees).
+HIDDEN = (".git", "tests", "solution", "migrations/versions/solution")
+TREE_PARTS = ("shared", "gateway", "worker")  # what makes a folder a lab tree
 TMP_SIZE = 64 * 1024 * 1024
+SHM_SIZE = 16 * 1024 * 1024  # room for multiprocessing's semaphores and a little shared memory
 
 
 def python_folders() -> list[str]:
@@ -75,13 +81,33 @@ def system_view() -> list[str]:
     return args
 
 
+def hidden_names(root: Path = REPO_ROOT) -> list[str]:
+    """What of the kit's checkout no submission may see, as paths from its root: HIDDEN, and
+    every other lab tree beside the starter (a folder with the trees' packages) with its
+    migrations.
+
+    Only where root is a checkout: an installed kit's root is site-packages,
+    whose folders are the libraries the submission runs on.
+    """
+    if root.name in ("site-packages", "dist-packages"):
+        return [name for name in HIDDEN if not name.startswith((".git", "tests"))]
+    names = list(HIDDEN)
+    with contextlib.suppress(OSError):
+        for entry in sorted(root.iterdir()):
+            tree = all((entry / part).is_dir() for part in TREE_PARTS)
+            if tree and entry.name not in KIT and entry.name not in names:
+                names += [entry.name, f"migrations/versions/{entry.name}"]
+    return names
+
+
 def kit_view(visible: Iterable[str]) -> list[str]:
-    """The kit, read-only, and an empty read-only folder over the solution wherever it shows."""
+    """The kit, read-only, and an empty read-only folder over what must stay hidden wherever
+    it shows (hidden_names)."""
     args: list[str] = []
     for name in KIT:
         args += ["--ro-bind-try", str(REPO_ROOT / name), str(REPO_ROOT / name)]
     shown = [*visible, *(str(REPO_ROOT / name) for name in KIT)]
-    for name in HIDDEN:
+    for name in hidden_names():
         hidden = REPO_ROOT / name
         if hidden.is_dir() and any(str(hidden).startswith(f + "/") for f in shown):
             args += ["--tmpfs", str(hidden), "--remount-ro", str(hidden)]
@@ -115,6 +141,14 @@ def bwrap_command(
         "--proc",
         "/proc",
         "--dev",
+        "/dev",
+        # bubblewrap's /dev is a tmpfs the size of half the machine's memory, writable by an
+        # unprivileged grader's sandbox: a small /dev/shm of its own, then /dev read-only.
+        "--size",
+        str(SHM_SIZE),
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
         "/dev",
         "--size",
         str(TMP_SIZE),

@@ -16,10 +16,12 @@ import time
 from pathlib import Path
 
 from .errors import SandboxError
+from .files import remove_tree
 
 # Numbered users for the slots; no account needs to exist for a uid to own processes and files.
 UID_BASE = int(os.environ.get("LAB_SANDBOX_UID_BASE", "1900000000"))
 SLOTS = 256
+SCRATCH_PLACES = ("/tmp", "/var/tmp", "/dev/shm")  # where any user may write on the machine
 # One place for the whole machine, whatever TMPDIR says: the uids are the machine's, and two
 # graders with two TMPDIRs must never hold the same one.
 SLOT_LOCKS = Path("/tmp") / "lab-sandbox-slots"
@@ -45,6 +47,7 @@ class Slot:
                 continue
             self.handle, self.uid = handle, UID_BASE + number
             kill_user(self.uid)  # whatever a grader that crashed left behind
+            remove_files_of(self.uid)
             return
         raise SandboxError(f"all {SLOTS} sandbox slots are in use")
 
@@ -61,6 +64,26 @@ uid = int(sys.argv[1])
 os.setgroups([]); os.setgid(uid); os.setuid(uid)
 os.kill(-1, signal.SIGKILL)
 """
+
+
+def remove_files_of(uid: int, places: tuple[str, ...] = SCRATCH_PLACES) -> list[str]:
+    """Remove what uid left in the machine's shared scratch folders; return what was removed.
+
+    Without bubblewrap a sandbox's user writes to the machine's own /tmp,
+    /var/tmp and /dev/shm: what it leaves there (files, folders, a link) must
+    not outlive its run, fill the disk or the memory for the submissions
+    after it, or be read by the next one that gets its uid. Each entry at the
+    top of those folders that uid owns goes, never followed through a link.
+    """
+    removed = []
+    for place in places:
+        with contextlib.suppress(OSError), os.scandir(place) as entries:
+            for entry in entries:
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_uid == uid:
+                        remove_tree(Path(entry.path))
+                        removed.append(entry.path)
+    return removed
 
 
 def processes_of(uid: int) -> list[int]:

@@ -25,7 +25,7 @@ from labs.sandbox.trampoline import network_namespaces
 from labs.sandbox.users import UID_BASE, processes_of
 from labs.trees.finding import REPO_ROOT
 from labs.untrusted import clean_text
-from tests.support.modes import Mode
+from tests.support.modes import ALL_MODES, Mode, offered, runner
 from tests.support.processes import marked, started
 
 ROOT = os.geteuid() == 0
@@ -411,3 +411,87 @@ def test_forking_past_the_process_cap_stops_the_submission(mode: Mode) -> None:
         assert "more than 128 processes" in done.stopped
         if box.uid is not None:
             assert processes_of(box.uid) == []
+
+
+# Writes 50 MB into /dev (bubblewrap's is a tmpfs half the machine's memory in size) and into
+# /dev/shm, and says how each went: memory the sandbox's caps never counted.
+DEV_FILLER = """
+for path in ("/dev/lab-filler", "/dev/shm/lab-filler"):
+    try:
+        with open(path, "wb") as out:
+            out.write(b"0" * 50_000_000)
+        print(path, "written")
+    except OSError as error:
+        print(path, "refused", error.errno)
+with open("/dev/null", "w") as null:
+    null.write("still usable")
+"""
+BWRAP_MODES = [m for m in ALL_MODES if m.bwrap]
+
+
+@pytest.mark.parametrize("bwrap_mode", BWRAP_MODES, ids=[m.name for m in BWRAP_MODES])
+def test_bubblewraps_dev_holds_no_file_and_its_shm_is_small(bwrap_mode: Mode) -> None:
+    """Issue 22: /dev is read-only (its devices still work) and /dev/shm is a small tmpfs of
+    its own, as root and as an unprivileged grader alike."""
+    if offered(bwrap_mode):
+        pytest.skip(offered(bwrap_mode))
+    code = (
+        "import sys\nfrom labs.sandbox.box import run_sandboxed\n"
+        f"done = run_sandboxed([sys.executable, '-c', {DEV_FILLER!r}], timeout=60)\n"
+        "print(done.stdout, done.stderr[-500:])\n"
+    )
+    with runner(bwrap_mode) as run:
+        done = run.python("-c", code)
+    said = dict(line.split(" ", 1) for line in done.stdout.splitlines() if line.startswith("/"))
+    assert said.get("/dev/lab-filler", "").startswith("refused 30"), done.stdout + done.stderr
+    assert said.get("/dev/shm/lab-filler", "").startswith("refused 28"), done.stdout + done.stderr
+
+
+def test_what_a_sandbox_leaves_in_the_machines_scratch_folders_is_gone_after_it(
+    mode: Mode,
+) -> None:
+    """Issue 22: files and a folder written to /tmp, /var/tmp and /dev/shm (the machine's own,
+    where there is no bubblewrap) do not outlive the run: not for the next submission to read,
+    nor to fill the disk or the memory."""
+    token = f"lab-left-{os.getpid()}-{time.monotonic_ns()}"
+    places = [Path("/tmp") / token, Path("/var/tmp") / token, Path("/dev/shm") / token]
+    code = (
+        "import os, sys\n"
+        f"for place in {[str(p) for p in places]!r}:\n"
+        "    try:\n"
+        "        os.makedirs(place + '/inside')\n"
+        "        open(place + '/inside/data', 'wb').write(b'0' * 100_000)\n"
+        "        print(place, 'written')\n"
+        "    except OSError as error:\n"
+        "        print(place, 'refused', error.errno)\n"
+    )
+    done = run_sandboxed(python(code), timeout=60)
+    assert done.returncode == 0, done.stderr
+    written = [line.split()[0] for line in done.stdout.splitlines() if line.endswith("written")]
+    assert written or mode.bwrap, done.stdout  # without bwrap they are the machine's folders
+    try:
+        assert [p for p in places if os.path.lexists(p)] == []
+    finally:
+        for place in places:
+            shutil.rmtree(place, ignore_errors=True)
+
+
+def test_the_checkouts_history_tests_and_other_trees_are_out_of_sight(mode: Mode) -> None:
+    """Issue 22: `git show HEAD:solution/...` from a submission once gave it the answers in the
+    mode without bubblewrap. Neither the repository's .git, nor its tests, nor the solution
+    can be read from a sandbox, in any mode; the kit and the starter still can."""
+    assert (REPO_ROOT / ".git").exists(), "the checkout has no history to hide"
+    secrets = [REPO_ROOT / ".git" / "HEAD", REPO_ROOT / "tests" / "conftest.py"]
+    secrets += [REPO_ROOT / "solution" / "shared" / "keys.py"]
+    kit = [REPO_ROOT / "labs" / "__init__.py", REPO_ROOT / "starter" / "shared" / "keys.py"]
+    code = (
+        "import os\n"
+        f"for path in {[str(p) for p in secrets + kit]!r}:\n"
+        "    print(path, os.access(path, os.R_OK))\n"
+    )
+    done = run_sandboxed(python(code), timeout=60)
+    readable = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
+    assert {str(p): readable.get(str(p)) for p in secrets} == dict.fromkeys(
+        map(str, secrets), "False"
+    )
+    assert {str(p): readable.get(str(p)) for p in kit} == dict.fromkeys(map(str, kit), "True")
