@@ -11,8 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from labs.grading.server_choice import CHOICES, chosen_server
-from labs.pg.cluster import find_bindir
+from labs.grading.server_choice import CHOICES, chosen_server, grading_place
 from labs.sandbox.errors import NoIsolationError
 from labs.sandbox.modes import (
     BWRAP_FLAG,
@@ -38,11 +37,11 @@ from ..grading.tree_choice import TREE_NAME, tree_name_error
 
 def postgres_said(database_url: str | None) -> str:
     """Where the class was graded on Postgres, for the closing line."""
-    if database_url:
-        return ", Postgres on DATABASE_URL's server"
-    if find_bindir() is not None:
-        return ", Postgres on a cluster of the grader's own"
-    return ", Postgres not graded (no PostgreSQL server binaries, no DATABASE_URL)"
+    return {
+        "url": ", Postgres on DATABASE_URL's server",
+        "own": ", Postgres on a cluster of the grader's own",
+        "none": ", Postgres not graded (no PostgreSQL server binaries, no DATABASE_URL)",
+    }[grading_place(database_url)]
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -24,9 +24,8 @@ from labs.grading.on_postgres_roles import (
     leftovers,
     missing_privileges,
 )
-from labs.grading.server_choice import chosen_server
+from labs.grading.server_choice import chosen_server, grading_place
 from labs.pg.catalog import psycopg2_url
-from labs.pg.cluster import find_bindir
 from labs.sandbox.network import url_needs_network
 from labs.term.i18n import _
 
@@ -94,7 +93,7 @@ def privileges(cursor: Any, user: str, database_url: str) -> Finding:
     """
     try:
         environ = {**os.environ, "DATABASE_URL": database_url}
-        own = chosen_server(environ=environ) is None and find_bindir() is not None
+        own = grading_place(chosen_server(environ=environ)) == "own"
     except ValueError as error:
         return Finding("fix", str(error))
     if own:

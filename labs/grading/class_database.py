@@ -33,7 +33,7 @@ from .on_postgres_roles import (
     drop_roles,
     refuse_without_privileges,
 )
-from .on_postgres_throwaway import throwaway_url
+from .on_postgres_throwaway import own_cluster
 
 
 def check_class_database(database_url: str) -> None:
@@ -103,7 +103,7 @@ def check_throwaway() -> None:
     Postgres are then not graded, for every hand-in alike.
     """
     try:
-        throwaway_url()
+        own_cluster()
     except GradingRefusedError as error:
         raise GradingRefusedError(
             _(

@@ -105,10 +105,6 @@ def no_migration_message(tree: Path, migrations: Path | None = None) -> str:
     return message
 
 
-NO_DATABASE = (
-    "not graded: no database to run the migration on: set DATABASE_URL, or install the "
-    "PostgreSQL server binaries (e.g. `apt-get install postgresql`) for a throwaway one"
-)
 THROWAWAY = "run on the grader's own Postgres cluster (no DATABASE_URL)"
 
 
@@ -129,11 +125,12 @@ def judge_migration(
     from .errors import GradingRefusedError, MigrationFailedError
     from .on_postgres import NOT_GRADED, after_migration, migrated_schema, not_plain
     from .on_postgres_throwaway import grading_server
+    from .server_choice import NO_SERVER
 
     try:
         with grading_server(database_url) as server:
             if server is None:
-                return Outcome("skip", NO_DATABASE)
+                return Outcome("skip", NOT_GRADED + NO_SERVER)
             with migrated_schema(server, files[0].parent, timeout) as tenant:
                 indexes = read_indexes(tenant.reader_url, tenant.schema)
     except GradingRefusedError as error:

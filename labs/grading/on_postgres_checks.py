@@ -17,12 +17,7 @@ from .migration import migration_files, no_migration_message
 from .migration_flaws import blame, migration_flaws
 from .on_postgres import NOT_GRADED, after_migration, migrated_schema, not_plain
 from .on_postgres_throwaway import grading_server
-
-# Why the checks on Postgres were not graded: no server to run them on.
-NO_SERVER = (
-    "no database configured: set DATABASE_URL, or install the PostgreSQL server binaries "
-    "(e.g. `apt-get install postgresql`) for a cluster of the grader's own"
-)
+from .server_choice import NO_SERVER
 
 
 def postgres_outcomes(

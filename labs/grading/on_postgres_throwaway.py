@@ -79,12 +79,6 @@ def own_cluster() -> TempCluster | None:
         return _started["cluster"]
 
 
-def throwaway_url() -> str | None:
-    """The grader's URL on this process's cluster (its own database), or None without one."""
-    cluster = own_cluster()
-    return None if cluster is None else cluster.url(ADMIN_DATABASE)
-
-
 @contextlib.contextmanager
 def submission_database() -> Iterator[str | None]:
     """A database of one submission's own on the grader's cluster, dropped afterwards.

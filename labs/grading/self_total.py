@@ -30,14 +30,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from labs.pg.cluster import find_bindir
 from labs.review.state import state_dir
 from labs.term.i18n import _
 from labs.trees.finding import REPO_ROOT
 
 from .criteria import CRITERIA, Outcome
 from .migration import migration_files
-from .server_choice import chosen_server
+from .server_choice import chosen_server, grading_place
 from .typecheck import baseline_cache, baseline_key, baseline_places
 
 KEPT_FILE = "verdicts.json"
@@ -46,10 +45,10 @@ WAIT_AT_MOST = 300.0  # seconds: a typecheck's and a migration's timeouts, and r
 SKIPPED = {"__pycache__", ".mypy_cache", ".pytest_cache"}
 
 
-def tree_digest(tree: Path, ran: str) -> str:
+def tree_digest(tree: Path, ran: str, kit: str | None = None) -> str:
     """What the verdicts depend on, as a digest: the kit, the tree's files, its migration, the
     store the self-check ran (its criteria are not asked for) and the Postgres graded on."""
-    digest = hashlib.sha256(f"{baseline_key(REPO_ROOT)}\n".encode())
+    digest = hashlib.sha256(f"{kit or baseline_key(REPO_ROOT)}\n".encode())
     files = [p for p in sorted(tree.rglob("*")) if p.is_file() and SKIPPED.isdisjoint(p.parts)]
     for path in files:
         digest.update(f"tree/{path.relative_to(tree)}\n".encode() + path.read_bytes())
@@ -65,9 +64,8 @@ def server_kind() -> str:
         server = chosen_server()
     except ValueError as error:
         return f"refused: {error}"
-    if server:
-        return f"url:{hashlib.sha256(server.encode()).hexdigest()}"
-    return "own" if find_bindir() is not None else "none"
+    kind = grading_place(server)
+    return f"url:{hashlib.sha256(server.encode()).hexdigest()}" if server else kind
 
 
 def kept(digest: str) -> dict[str, Outcome] | None:
@@ -163,11 +161,12 @@ class Pending:
 def start(tree: Path, ran: str = "memory") -> Pending:
     """Begin working out the verdicts the self-check on store `ran` lacks, beside its checks
     (or take the kept ones)."""
-    digest = tree_digest(tree, ran)
+    kit = baseline_key(REPO_ROOT)  # reads the kit's source: once
+    digest = tree_digest(tree, ran, kit)
     outcomes = kept(digest)
     if outcomes is not None:
         return Pending(digest, outcomes)
-    if not any(place.is_dir() for place in baseline_places()):
+    if not any(place.is_dir() for place in baseline_places(kit)):
         print(
             _(
                 "type-checking the tree for the total: the first time, mypy builds "

@@ -50,3 +50,20 @@ def chosen_server(given: str | None = None, environ: Mapping[str, str] = os.envi
     if choice == "own" or (choice == "auto" and find_bindir() is not None):
         return None
     return database_url
+
+
+def grading_place(database_url: str | None) -> str:
+    """Where a run given chosen_server's answer grades on Postgres: "url" (DATABASE_URL's
+    server), "own" (the grader's cluster) or "none" (no server binaries, no DATABASE_URL)."""
+    if database_url:
+        return "url"
+    from labs.pg.cluster import find_bindir
+
+    return "own" if find_bindir() is not None else "none"
+
+
+# Why the Postgres criteria were not graded: no server to run them on.
+NO_SERVER = (
+    "no database configured: set DATABASE_URL, or install the PostgreSQL server binaries "
+    "(e.g. `apt-get install postgresql`) for a cluster of the grader's own"
+)

@@ -98,7 +98,7 @@ def mypy_command(tree: Path, config: Path, cache: Path) -> list[str]:
     ]
 
 
-def baseline_places() -> list[Path]:
+def baseline_places(key: str | None = None) -> list[Path]:
     """Where the baseline may be kept, in order: beside the kit, then in this user's cache.
 
     Built once for each baseline_key and kept, like any cache. The second
@@ -106,7 +106,7 @@ def baseline_places() -> list[Path]:
     instructor after root graded here, whose umask 077 kept .mypy_cache to
     root, or a kit installed where only root may write.
     """
-    key = baseline_key(REPO_ROOT)
+    key = key or baseline_key(REPO_ROOT)
     places = [REPO_ROOT / ".mypy_cache" / f"lab-grading-baseline-{key}"]
     with contextlib.suppress(RuntimeError, KeyError):  # no home: only the kit's place
         home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")

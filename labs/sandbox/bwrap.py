@@ -45,6 +45,7 @@ KIT = ("labs", "starter")
 # checkout inside the interpreter's virtualenv): the instructors' history, the project's tests,
 # and every lab tree but the starter, with its migrations (hidden_names adds other trees).
 HIDDEN = (".git", "tests", "solution", "migrations/versions/solution")
+CHECKOUT_ONLY = (".git", "tests")  # in site-packages, a "tests" folder may be a library's
 TREE_PARTS = ("shared", "gateway", "worker")  # what makes a folder a lab tree
 TMP_SIZE = 64 * 1024 * 1024
 SHM_SIZE = 16 * 1024 * 1024  # room for multiprocessing's semaphores and a little shared memory
@@ -90,7 +91,7 @@ def hidden_names(root: Path = REPO_ROOT) -> list[str]:
     whose folders are the libraries the submission runs on.
     """
     if root.name in ("site-packages", "dist-packages"):
-        return [name for name in HIDDEN if not name.startswith((".git", "tests"))]
+        return [name for name in HIDDEN if name not in CHECKOUT_ONLY]
     names = list(HIDDEN)
     with contextlib.suppress(OSError):
         for entry in sorted(root.iterdir()):
