@@ -45,7 +45,10 @@ function showFirstMark(figure) {
 // change height as they change state. The control the reader is on (or else the first row in
 // sight) stays where it was on the screen: the page scrolls by what moved it. The browser's
 // own scroll anchoring is off there (dashboard.css), as it would pick a row that a swap removes.
+// The page scrolls by whole pixels while rows may move by fractions of one, so the place aimed
+// at is kept from swap to swap for as long as the reader stays there: the leftovers never add up.
 let runsKept = null;
+let runsAim = null;
 document.addEventListener("htmx:beforeSwap", () => {
   const live = document.getElementById("runs-live");
   runsKept = null;
@@ -60,7 +63,9 @@ document.addEventListener("htmx:beforeSwap", () => {
           (row) => row.getBoundingClientRect().top >= 0,
         );
   if (reference) {
-    runsKept = { id: reference.id, top: reference.getBoundingClientRect().top };
+    const top = reference.getBoundingClientRect().top;
+    const stayed = runsAim && runsAim.id === reference.id && Math.abs(runsAim.top - top) < 1;
+    runsKept = stayed ? runsAim : { id: reference.id, top };
   }
 });
 document.addEventListener("htmx:afterSwap", () => {
@@ -68,5 +73,6 @@ document.addEventListener("htmx:afterSwap", () => {
   if (again) {
     window.scrollBy(0, again.getBoundingClientRect().top - runsKept.top);
   }
+  runsAim = again ? runsKept : null;
   runsKept = null;
 });
