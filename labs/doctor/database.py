@@ -19,6 +19,7 @@ from sqlalchemy.engine import make_url
 
 from labs.grading.errors import GradingRefusedError
 from labs.grading.on_postgres_roles import (
+    Missing,
     clean_leftovers,
     connect_admin,
     leftovers,
@@ -106,17 +107,31 @@ def privileges(cursor: Any, user: str, database_url: str) -> Finding:
         )
     missing = missing_privileges(cursor)
     if not missing:
+        for_class = missing_privileges(cursor, roles=True)
+        if for_class:
+            return Finding(
+                "ok",
+                _(
+                    "the role {user} may grade a submission on Postgres, in a database of its "
+                    "own; to grade a class there, whose hand-ins need roles of their own: {fixes}"
+                ).format(user=user, fixes=fixes(for_class)),
+            )
         return Finding("ok", _("the role {user} may grade on Postgres").format(user=user))
+    return Finding(
+        "fix",
+        _("the role {user} may not grade on Postgres: {fixes}").format(
+            user=user, fixes=fixes(missing)
+        ),
+    )
+
+
+def fixes(missing: list[Missing]) -> str:
+    """The commands that grant what is missing, then what to do where no grant is safe."""
     commands = " ".join(f"`{m.command}`" for m in missing if m.command)
     said = [_(m.instead) for m in missing if not m.command]
     if commands:
         said.insert(0, _("run {commands} as a superuser").format(commands=commands))
-    return Finding(
-        "fix",
-        _("the role {user} may not grade on Postgres: {fixes}").format(
-            user=user, fixes="; ".join(said)
-        ),
-    )
+    return "; ".join(said)
 
 
 def auth_method(cursor: Any, url: str) -> Finding:
@@ -217,17 +232,17 @@ def leftover_finding(cursor: Any, clean: bool) -> Finding:
             )
         return Finding(
             "ok",
-            _("removed {count} roles and schemas left by interrupted grading runs").format(
+            _("removed what {count} interrupted grading runs left: their roles, schemas and databases").format(
                 count=len(removed)
             ),
         )
     found = leftovers(cursor)
     if not found:
-        return Finding("ok", _("no grading roles or schemas left behind"))
+        return Finding("ok", _("no grading roles, schemas or databases left behind"))
     return Finding(
         "fix",
         _(
-            "{count} interrupted grading runs left roles and schemas ({names}): "
+            "{count} interrupted grading runs left roles, schemas or databases ({names}): "
             "python -m labs doctor --clean"
         ).format(count=len(found), names=", ".join(n.tenant for n in found)),
     )

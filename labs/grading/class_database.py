@@ -1,13 +1,16 @@
 """The Postgres a class is graded on, checked once, before the first hand-in is graded.
 
-Every hand-in's Postgres checks and migration run on the same server as the
-same role. A server that cannot be reached, a role that lacks what grading
-needs, or a server that will not let the submissions' roles log in fails
-every hand-in alike, but only where the hand-in got that far: one with no
-migration fails anyway and keeps those points in its maximum, one with a
-migration is "not graded" there, and the table mixes 70/70 with 40/110. So
-`labs grade` refuses the whole class instead (GradingRefusedError, a
-non-zero exit), with the one fix, before any hand-in is graded.
+Every hand-in's Postgres checks and migration run on the same server, each
+in a database of its own with roles of its own, all made by the same role.
+Roles are what keep hand-ins apart there: as the grader's role, one could
+connect to a classmate's database. A server that cannot be reached, a role
+that lacks what grading needs, or a server that will not let the
+submissions' roles log in fails every hand-in alike, but only where the
+hand-in got that far: one with no migration fails anyway and keeps those
+points in its maximum, one with a migration is "not graded" there, and the
+table mixes 70/70 with 40/110. So `labs grade` refuses the whole class
+instead (GradingRefusedError, a non-zero exit), with the one fix, before any
+hand-in is graded.
 
 On PostgreSQL 15 and older a CREATEROLE role may grant itself any role but
 a superuser, pg_execute_server_program included (shell commands as the
@@ -34,18 +37,19 @@ from .on_postgres_roles import (
     refuse_without_privileges,
 )
 from .on_postgres_throwaway import own_cluster
+from .on_postgres_url import database_of_its_own
 
 
 def check_class_database(database_url: str) -> None:
     """Refuse (GradingRefusedError) a server or role no hand-in could be graded on.
 
-    Connects as the grader, checks its privileges, then makes one pair of
-    submission roles, sees them log in as a submission's would (from a
-    sandbox) and drops them.
+    Connects as the grader, checks its privileges (a database per hand-in,
+    and roles per hand-in, so that no hand-in reaches a classmate's), then
+    makes one hand-in's database and roles, sees the roles log in as a
+    submission's would (from a sandbox) and drops them all.
     """
-    names = new_names()
     try:
-        admin = connect_admin(database_url, names.marker)
+        admin = connect_admin(database_url)
     except GradingRefusedError as error:
         raise GradingRefusedError(
             _("{error}: is Postgres running, and DATABASE_URL right?").format(error=error)
@@ -53,25 +57,33 @@ def check_class_database(database_url: str) -> None:
     try:
         with admin.cursor() as cursor:
             refuse_role(cursor)
-            tenant_password, reader_password = create_roles(cursor, names)
-            try:
-                ensure_logins(
-                    Tenant(
-                        names.tenant,
-                        as_role(database_url, names.tenant, tenant_password),
-                        as_role(database_url, names.reader, reader_password),
-                    )
-                )
-            finally:
-                drop_roles(cursor, names)
     finally:
         admin.close()
+    names = new_names()
+    with database_of_its_own(database_url) as url:
+        admin = connect_admin(url, names.marker)
+        try:
+            with admin.cursor() as cursor:
+                tenant_password, reader_password = create_roles(cursor, names)
+                try:
+                    ensure_logins(
+                        Tenant(
+                            names.tenant,
+                            as_role(url, names.tenant, tenant_password),
+                            as_role(url, names.reader, reader_password),
+                        )
+                    )
+                finally:
+                    drop_roles(cursor, names)
+        finally:
+            admin.close()
 
 
 def refuse_role(cursor: Any) -> None:
-    """Refuse a role that lacks what grading needs, with advice that never widens it unsafely."""
+    """Refuse a role that lacks what grading a class needs, with advice that never widens it
+    unsafely."""
     refuse_widening_advice(cursor)
-    refuse_without_privileges(cursor)
+    refuse_without_privileges(cursor, roles=True)
 
 
 def refuse_widening_advice(cursor: Any) -> None:

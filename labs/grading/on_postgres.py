@@ -1,12 +1,16 @@
-"""Grading on Postgres: a role and a schema per submission, built by its own migration.
+"""Grading on Postgres: a schema per submission, in its own database, built by its migration.
 
 The checks on Postgres only mean something against the tables the learner's
-migration creates, so each grading run makes roles of its own
-(on_postgres_roles.py) and a fresh schema the tenant owns, applies the
-submission's migration there as the tenant (in the submission's sandbox),
-makes sure the catalog shows plain tables (labs/pg/plain.py), lets the
-reader read them, and at the end drops both roles, the schema and all the
-tenant made (and nothing else).
+migration creates, so each grading run takes a database of the submission's
+own (on_postgres_throwaway.py, on_postgres_url.py) and there makes roles of
+its own (on_postgres_roles.py) and a fresh schema the tenant owns, applies
+the submission's migration there as the tenant (in the submission's
+sandbox), makes sure the catalog shows plain tables (labs/pg/plain.py), lets
+the reader read them, and at the end drops both roles, the schema and all the
+tenant made (and nothing else). Where the grader's role may not make roles
+(CREATEDB only, a learner grading their own work on their server), the
+submission runs as that role instead, in the same database of its own
+(graders_role).
 
 Whose failure it is decides how it is reported. Before any of the learner's
 code ran, a failure is the grading machine's: no connection, too few
@@ -33,10 +37,11 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import psycopg2
+from psycopg2 import sql
 
 from labs.pg.errors import NotPlainTablesError
 from labs.pg.plain import PINNED, TABLES, ensure_plain_tables
-from labs.pg.tenants import new_names
+from labs.pg.tenants import Names, new_names
 from labs.sandbox.box import Sandbox
 from labs.trees.finding import REPO_ROOT
 from labs.untrusted import clean_text
@@ -45,6 +50,8 @@ from .errors import GradingRefusedError, MigrationFailedError
 from .isolate import needs_network
 from .migration_flaws import elsewhere
 from .on_postgres_roles import (
+    TENANT_CONNECTIONS,
+    TENANT_SETTINGS,
     clean_leftovers,
     connect_admin,
     create_roles,
@@ -52,7 +59,7 @@ from .on_postgres_roles import (
     end_migration,
     first_line,
     grant_reader,
-    refuse_without_privileges,
+    may_create_roles,
     safe_url,
 )
 
@@ -66,10 +73,10 @@ ELSEWHERE = """
 SELECT n.nspname::text, c.relname::text FROM pg_catalog.pg_class c
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_catalog.pg_roles r ON r.oid = c.relowner
-WHERE r.rolname = %(tenant)s AND n.nspname <> %(tenant)s AND c.relname = ANY(%(tables)s)
+WHERE r.rolname = %(owner)s AND n.nspname <> %(schema)s AND c.relname = ANY(%(tables)s)
   AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class o WHERE o.relname = c.relname
                   AND o.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace
-                                        WHERE nspname = %(tenant)s))
+                                        WHERE nspname = %(schema)s))
 ORDER BY 1, 2
 """
 # What the sandbox runs to see the tenant log in from there: the kit's code, not the tree's.
@@ -161,7 +168,7 @@ def ensure_logins(tenant: Tenant) -> None:
         ) from None
 
 
-def refuse_tables_elsewhere(cursor: Any, schema: str, versions: Path) -> None:
+def refuse_tables_elsewhere(cursor: Any, schema: str, owner: str, versions: Path) -> None:
     """Raise MigrationFailedError when the migration made the lesson's tables in another schema.
 
     The grader gives the submission a schema of its own, first on the
@@ -169,7 +176,7 @@ def refuse_tables_elsewhere(cursor: Any, schema: str, versions: Path) -> None:
     the server lets anyone create there, or in a schema the migration made)
     are not where the checks look.
     """
-    cursor.execute(ELSEWHERE, {"tenant": schema, "tables": list(TABLES)})
+    cursor.execute(ELSEWHERE, {"schema": schema, "owner": owner, "tables": list(TABLES)})
     found: dict[str, list[str]] = {}
     for other, table in cursor.fetchall():
         found.setdefault(other, []).append(table)
@@ -182,6 +189,7 @@ def refuse_tables_elsewhere(cursor: Any, schema: str, versions: Path) -> None:
 def migrated_schema(database_url: str, versions: Path, timeout: float) -> Iterator[Tenant]:
     """Yield a fresh tenant whose schema the submission's migration built; drop all afterwards.
 
+    database_url is the grader's, on a database of the submission's own.
     Raises GradingRefusedError before any of the submission's code ran,
     MigrationFailedError or NotPlainTablesError after: a database error once
     the migration ran is the submission's, and fails only the criteria that
@@ -193,27 +201,95 @@ def migrated_schema(database_url: str, versions: Path, timeout: float) -> Iterat
         with admin.cursor() as cursor:
             try:
                 clean_leftovers(cursor)
+                own_roles = may_create_roles(cursor)
             except psycopg2.Error as error:  # before any of its code ran: the machine's
                 raise GradingRefusedError(f"could not tidy up: {first_line(error)}") from None
-            refuse_without_privileges(cursor)
-            try:
-                tenant_password, reader_password = create_roles(cursor, names)
-                tenant = Tenant(
-                    names.tenant,
-                    as_role(database_url, names.tenant, tenant_password),
-                    as_role(database_url, names.reader, reader_password),
-                )
-                ensure_logins(tenant)
-                apply_migration(tenant, versions, timeout)
-                try:
-                    end_migration(cursor, names)
-                    refuse_tables_elsewhere(cursor, names.tenant, versions)
-                    ensure_plain_tables(cursor, names.tenant, names.tenant)
-                    grant_reader(cursor, names)
-                except psycopg2.Error as error:  # from here on, what it meets is the migration's
-                    raise MigrationFailedError(after_migration(error)) from None
-                yield tenant
-            finally:
-                drop_roles(cursor, names)
+            if own_roles:
+                with roles_of_its_own(cursor, database_url, names, versions, timeout) as tenant:
+                    yield tenant
+            else:
+                with graders_role(cursor, database_url, names, versions, timeout) as tenant:
+                    yield tenant
     finally:
         admin.close()
+
+
+@contextlib.contextmanager
+def roles_of_its_own(
+    cursor: Any, database_url: str, names: Names, versions: Path, timeout: float
+) -> Iterator[Tenant]:
+    """The submission's migration and host run as a tenant role, the driver reads as another."""
+    try:
+        tenant_password, reader_password = create_roles(cursor, names)
+        tenant = Tenant(
+            names.tenant,
+            as_role(database_url, names.tenant, tenant_password),
+            as_role(database_url, names.reader, reader_password),
+        )
+        ensure_logins(tenant)
+        apply_migration(tenant, versions, timeout)
+        try:
+            end_migration(cursor, names)
+            refuse_tables_elsewhere(cursor, names.tenant, names.tenant, versions)
+            ensure_plain_tables(cursor, names.tenant, names.tenant)
+            grant_reader(cursor, names)
+        except psycopg2.Error as error:  # from here on, what it meets is the migration's
+            raise MigrationFailedError(after_migration(error)) from None
+        yield tenant
+    finally:
+        drop_roles(cursor, names)
+
+
+@contextlib.contextmanager
+def graders_role(
+    cursor: Any, database_url: str, names: Names, versions: Path, timeout: float
+) -> Iterator[Tenant]:
+    """The submission runs as the grader's own role, in its database alone (one's own work).
+
+    A role that may not make roles (CREATEDB only, as the README's and
+    compose's) still grades the submission it was given: the database is the
+    submission's, and gets the limits a tenant role would have.
+    """
+    database = sql.Identifier(cursor.connection.info.dbname)
+    try:
+        statements = [
+            sql.SQL("ALTER DATABASE {} CONNECTION LIMIT {}").format(
+                database, sql.Literal(TENANT_CONNECTIONS)
+            ),
+            sql.SQL("ALTER DATABASE {} SET search_path = {}").format(
+                database, sql.Identifier(names.tenant)
+            ),
+            *(
+                sql.SQL("ALTER DATABASE {} SET {} = {}").format(
+                    database, sql.Identifier(name), sql.Literal(value)
+                )
+                for name, value in TENANT_SETTINGS.items()
+            ),
+            sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(names.tenant)),
+        ]
+        for statement in statements:
+            cursor.execute(statement)
+        cursor.execute("SELECT current_user::text")
+        me = cursor.fetchone()[0]
+    except psycopg2.Error as error:
+        raise GradingRefusedError(
+            f"could not prepare the submission's database: {first_line(error)}"
+        ) from None
+    tenant = Tenant(names.tenant, database_url, database_url)
+    ensure_logins(tenant)
+    apply_migration(tenant, versions, timeout)
+    try:
+        end_sessions(cursor)
+        refuse_tables_elsewhere(cursor, names.tenant, me, versions)
+        ensure_plain_tables(cursor, names.tenant, me)
+    except psycopg2.Error as error:  # from here on, what it meets is the migration's
+        raise MigrationFailedError(after_migration(error)) from None
+    yield tenant
+
+
+def end_sessions(cursor: Any) -> None:
+    """End every other session on this database (what the migration left connected)."""
+    cursor.execute(
+        "SELECT pg_catalog.pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity"
+        " WHERE datname = current_database() AND pid <> pg_catalog.pg_backend_pid()"
+    )

@@ -1,12 +1,16 @@
 """The roles a submission is graded with on Postgres, made with the least the grader holds.
 
-The grader's role (DATABASE_URL) needs one of:
-- SUPERUSER (the Classroom service's `koda`, Debian's `postgres` over TCP), or
-- CREATEROLE and CREATE on the database with the grant option, which the
-  database's owner holds (compose's `koda` owns `koda`; it needs
-  `ALTER ROLE koda CREATEROLE;`).
-Anything less is refused before a role is made, naming the command that
-grants what is missing (missing_privileges). The grader grants itself
+Each submission is graded in a database of its own, which the grader's role
+makes (CREATEDB, on_postgres_url.py; on the grader's own cluster it is the
+superuser) and therefore owns, with CREATE and CONNECT to grant. To give the
+submission roles of its own there, the grader's role needs one of:
+- SUPERUSER (the grader's own cluster, the Classroom service's `koda`,
+  Debian's `postgres` over TCP), or
+- CREATEROLE, which the kit asks for only from PostgreSQL 16 on.
+Without either it may still grade one submission, as itself, in that
+database (on_postgres.graders_role), never a class (class_database.py).
+What a role lacks is refused before anything is made, naming the command
+that grants it (missing_privileges). The grader grants itself
 membership in each tenant it creates (`GRANT tenant TO CURRENT_USER`): a
 CREATEROLE role may on Postgres 15, and holds the ADMIN OPTION that allows it
 on 16, where it otherwise could not make the tenant's schema ("must be member
@@ -21,7 +25,8 @@ Per submission (names in labs/pg/tenants.py):
   the tenant's schema and SELECT on its three tables, after the catalog
   showed them to be plain tables (labs/pg/plain.py).
 Both are dropped at the end with everything the tenant made; what a killed
-run left behind is dropped by the next one (clean_leftovers).
+run left behind (its database included) is dropped by the next one
+(clean_leftovers).
 """
 
 from __future__ import annotations
@@ -112,23 +117,31 @@ def connect_admin(database_url: str, marker: str = TENANT_PREFIX.rstrip("_")) ->
     return connection
 
 
-def missing_privileges(cursor: Any) -> list[Missing]:
-    """What the grader's role lacks to grade on this database; empty when nothing."""
+def missing_privileges(cursor: Any, *, roles: bool = False) -> list[Missing]:
+    """What the grader's role lacks to grade on this server; empty when nothing.
+
+    A submission needs a database of its own (CREATEDB). With roles (a class,
+    whose submissions must not reach each other), the grader must also make
+    each submission's roles (CREATEROLE), which is never advised on a server
+    where it could widen itself (PostgreSQL 15 and older).
+    """
     cursor.execute(
-        "SELECT current_user, current_database(), r.rolsuper, r.rolcreaterole,"
-        " has_database_privilege(current_database(), 'CREATE WITH GRANT OPTION'),"
-        " has_database_privilege('public', current_database(), 'CONNECT'),"
-        " has_database_privilege(current_database(), 'CONNECT WITH GRANT OPTION'),"
+        "SELECT current_user, r.rolsuper, r.rolcreatedb, r.rolcreaterole,"
         " current_setting('server_version_num')::int"
         " FROM pg_catalog.pg_roles r WHERE r.rolname = current_user"
     )
-    me, database, superuser, createrole, create, public_connect, connect, version = (
-        cursor.fetchone()
-    )
+    me, superuser, createdb, createrole, version = cursor.fetchone()
     if superuser:
         return []
     missing = []
-    if not createrole and version < SAFE_CREATEROLE:
+    if not createdb:
+        missing.append(
+            Missing(
+                f"the role {me} may not make a database for each submission (CREATEDB)",
+                f"ALTER ROLE {shown(me)} CREATEDB;",
+            )
+        )
+    if roles and not createrole and version < SAFE_CREATEROLE:
         # There CREATEROLE may grant itself pg_execute_server_program: never advised.
         missing.append(
             Missing(
@@ -137,36 +150,29 @@ def missing_privileges(cursor: Any) -> list[Missing]:
                 instead=OWN_CLUSTER_ADVICE,
             )
         )
-    elif not createrole:
+    elif roles and not createrole:
         missing.append(
             Missing(
                 f"the role {me} may not create the submissions' roles (CREATEROLE)",
                 f"ALTER ROLE {shown(me)} CREATEROLE;",
             )
         )
-    if not create:
-        missing.append(
-            Missing(
-                f"the role {me} may not let a submission's role create schemas in {database} "
-                "(CREATE on the database, with the grant option, as its owner has)",
-                f"GRANT CREATE ON DATABASE {shown(database)} TO {shown(me)} WITH GRANT OPTION;",
-            )
-        )
-    if not public_connect and not connect:
-        missing.append(
-            Missing(
-                f"the role {me} may not let a submission's role connect to {database}",
-                f"GRANT CONNECT ON DATABASE {shown(database)} TO {shown(me)} WITH GRANT OPTION;",
-            )
-        )
     return missing
 
 
-def refuse_without_privileges(cursor: Any) -> None:
+def refuse_without_privileges(cursor: Any, *, roles: bool = False) -> None:
     """Raise GradingRefusedError naming each missing privilege and its command."""
-    missing = missing_privileges(cursor)
+    missing = missing_privileges(cursor, roles=roles)
     if missing:
         raise GradingRefusedError("grading on Postgres needs more: " + "; ".join(map(str, missing)))
+
+
+def may_create_roles(cursor: Any) -> bool:
+    """Whether the grader's role may give a submission roles of its own."""
+    cursor.execute(
+        "SELECT rolsuper OR rolcreaterole FROM pg_catalog.pg_roles WHERE rolname = current_user"
+    )
+    return bool(cursor.fetchone()[0])
 
 
 def create_roles(cursor: Any, names: Names) -> tuple[str, str]:
@@ -303,10 +309,14 @@ def role_exists(cursor: Any, role: str) -> bool:
 
 
 def leftovers(cursor: Any) -> list[Names]:
-    """The grading runs whose roles or schema remain while no grader holds them."""
+    """The grading runs whose roles, schema or database remain while no grader holds them.
+
+    Only databases the grader's role owns count: only those could it drop.
+    """
     cursor.execute(
         "SELECT rolname::text FROM pg_catalog.pg_roles UNION SELECT nspname::text"
-        " FROM pg_catalog.pg_namespace"
+        " FROM pg_catalog.pg_namespace UNION SELECT datname::text FROM pg_catalog.pg_database"
+        " WHERE pg_catalog.pg_get_userbyid(datdba) = current_user"
     )
     tokens = {token_of(row[0]) for row in cursor.fetchall()} - {None}
     # A run is alive while the grader's own connection, named for it, is open: a connection
@@ -321,11 +331,44 @@ def leftovers(cursor: Any) -> list[Names]:
 
 
 def clean_leftovers(cursor: Any) -> tuple[list[str], list[str]]:
-    """Drop what killed grading runs left; return the names removed and what could not be."""
+    """Drop what killed grading runs left; return the runs removed (by the name of their
+    tenant) and what could not be.
+
+    A run's database goes first: what its roles owned there goes with it.
+    """
     removed, failed = [], []
     for names in leftovers(cursor):
+        try:
+            drop_database(cursor, names.tenant)
+        except psycopg2.Error as error:
+            failed.append(f"dropping database {names.tenant}: {first_line(error)}")
+            continue
         problems = drop_roles(cursor, names)
         failed += problems
         if not problems:
-            removed += [names.tenant, names.reader]
+            removed.append(names.tenant)
     return removed, failed
+
+
+def drop_database(cursor: Any, name: str) -> bool:
+    """Drop the grader's database of that name, if there is one, ending every session on it
+    (the grader's role may end its own roles'); whether there was one.
+
+    Never the database the cursor is on.
+    """
+    cursor.execute(
+        "SELECT 1 FROM pg_catalog.pg_database WHERE datname = %s AND datname <> current_database()"
+        " AND pg_catalog.pg_get_userbyid(datdba) = current_user",
+        (name,),
+    )
+    if cursor.fetchone() is None:
+        return False
+    cursor.execute(
+        "SELECT pg_catalog.pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity"
+        " WHERE datname = %s AND pid <> pg_catalog.pg_backend_pid()",
+        (name,),
+    )
+    cursor.execute("SELECT current_setting('server_version_num')::int >= 130000")
+    force = sql.SQL(" WITH (FORCE)") if cursor.fetchone()[0] else sql.SQL("")
+    cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {}{}").format(sql.Identifier(name), force))
+    return True

@@ -38,6 +38,7 @@ import psycopg2
 from labs.pg.cluster import Autocommit, TempCluster, find_bindir
 
 from .errors import GradingRefusedError
+from .on_postgres_url import database_of_its_own
 
 ADMIN_DATABASE = "postgres"  # the grader's own: no other role may connect to it
 SUBMISSION_PREFIX = "lab_db_"
@@ -109,10 +110,12 @@ def submission_database() -> Iterator[str | None]:
 
 @contextlib.contextmanager
 def grading_server(database_url: str | None) -> Iterator[str | None]:
-    """Where one submission is graded on Postgres: the instructor's server when given, else a
-    database of its own on the grader's cluster, else None (no server binaries)."""
+    """Where one submission is graded on Postgres: a database of its own on the instructor's
+    server when given (on_postgres_url.py), else on the grader's cluster, else None (no server
+    binaries). The URL is the grader's."""
     if database_url:
-        yield database_url
+        with database_of_its_own(database_url) as url:
+            yield url
         return
     with submission_database() as url:
         yield url

@@ -6,8 +6,9 @@ pytest entry) options, say one of:
 - `own`: a cluster of the grader's own (on_postgres_throwaway.py), each
   submission in a database of its own; it needs the PostgreSQL server
   binaries, and no privilege on anyone's server;
-- `url`: DATABASE_URL's server, whose role must let the grader make the
-  submissions' roles (on_postgres_roles.py);
+- `url`: DATABASE_URL's server, each submission in a database of its own
+  there (on_postgres_url.py), which CREATEDB is enough for; a class also
+  needs roles per submission (on_postgres_roles.py);
 - `auto`, the default: `own` wherever the server binaries are installed,
   `url` elsewhere (and without DATABASE_URL either, Postgres is not graded).
 

@@ -3,7 +3,9 @@
 Each submission graded on Postgres gets two roles and a schema: the tenant
 (`lab_grade_<token>`, which owns the schema of the same name and
 runs the submission's migration and host) and the reader
-(`lab_read_<token>`, which the driver reads the tables as). The grader's own
+(`lab_read_<token>`, which the driver reads the tables as). On
+DATABASE_URL's server, the database made for it is named `lab_grade_<token>`
+too, with a token of its own. The grader's own
 connection carries `lab_grade_<token>` as its application_name for as long
 as they live: a name with that token and no such connection is a leftover
 of a run that was killed, and the next run (or `labs doctor --clean`) drops it.

@@ -8,11 +8,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from labs.grading.batch import grade_all
 from labs.grading.criteria import TYPECHECK_POINTS, Grade
 from labs.grading.grader import Grader
-from labs.pg.cluster import TempCluster
+from labs.pg.cluster import Autocommit, TempCluster
 from labs.sandbox.modes import allow_unsafe, machine_isolation
 from labs.trees.finding import tree_root
 from tests.grading import submissions as make
@@ -88,6 +89,24 @@ def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
     """A new empty database the sandboxes' users may reach, for one test."""
     with reachable_database(pg_cluster) as url:
         yield url
+
+
+@pytest.fixture
+def createdb_database(pg_cluster: TempCluster) -> Iterator[str]:
+    """A new database owned by a role of its own with CREATEDB and nothing more (as the README's
+    and compose's koda), and that role's URL to it."""
+    role = f"koda_{uuid.uuid4().hex[:8]}"
+    with reachable_database(pg_cluster) as url:
+        name = make_url(url).database
+        with Autocommit(url) as cursor:
+            cursor.execute(f'CREATE ROLE "{role}" LOGIN CREATEDB')
+            cursor.execute(f'ALTER DATABASE "{name}" OWNER TO "{role}"')
+        try:
+            yield make_url(url).set(username=role, password=None).render_as_string(False)
+        finally:
+            with Autocommit(url) as cursor:
+                cursor.execute(f'ALTER DATABASE "{name}" OWNER TO CURRENT_USER')
+                cursor.execute(f'DROP ROLE "{role}"')
 
 
 IN_PROCESS_MODES = [m for m in ALL_MODES if m.root == ROOT and not offered(m)]

@@ -51,13 +51,29 @@ def postgres_outcomes(tree: Path, database_url: str) -> dict[int, Outcome]:
 
 
 def grading_leftovers(database_url: str) -> list[str]:
-    """Roles and schemas a grading run made and did not drop."""
+    """Roles, schemas and databases a grading run made and did not drop."""
     with psycopg2.connect(database_url) as connection, connection.cursor() as cursor:
         cursor.execute(
-            "SELECT rolname FROM pg_roles WHERE rolname ~ %s"
-            " UNION ALL SELECT nspname FROM pg_namespace WHERE nspname ~ %s",
-            (LEFTOVER, LEFTOVER),
+            "SELECT rolname FROM pg_roles WHERE rolname ~ %(name)s"
+            " UNION ALL SELECT nspname FROM pg_namespace WHERE nspname ~ %(name)s"
+            " UNION ALL SELECT datname FROM pg_database WHERE datname ~ %(name)s",
+            {"name": LEFTOVER},
         )
         found = [row[0] for row in cursor.fetchall()]
     connection.close()
     return found
+
+
+def refused_connection(url: str) -> str:
+    """Why Postgres refused a login with url ("" when it let it in)."""
+    try:
+        psycopg2.connect(url, connect_timeout=10).close()
+    except psycopg2.Error as error:
+        return str(error)
+    return ""
+
+
+def elsewhere(url: str, database: str) -> str:
+    """The same login, to another database of the same server."""
+    base, _, query = url.partition("?")
+    return base.rpartition("/")[0] + f"/{database}" + (f"?{query}" if query else "")

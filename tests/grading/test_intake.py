@@ -309,9 +309,8 @@ class ServerSays:
 
     def fetchone(self) -> tuple[Any, ...]:
         """The answer to the last question: the version and role, or the role's privileges."""
-        if "has_database_privilege" in self.query:
-            privileges = (True, True, True)
-            return ("teacher", "koda", self.superuser, self.createrole, *privileges, self.version)
+        if "rolcreatedb" in self.query:  # a database per hand-in: CREATEDB, which it has
+            return ("teacher", self.superuser, True, self.createrole, self.version)
         return (self.version, "teacher", self.superuser, self.createrole)
 
 

@@ -168,12 +168,16 @@ def test_a_failed_migration_names_the_line_of_its_own_script_that_made_it_so(
     assert told in said, said
 
 
+@pytest.mark.parametrize("role", ["fresh_database", "createdb_database"])
 @pytest.mark.parametrize("schema", ["public", "app"])
 def test_tables_made_in_another_schema_are_named_so_on_every_postgres_criterion(
-    tmp_path: Path, fresh_database: str, schema: str
+    tmp_path: Path, request: pytest.FixtureRequest, schema: str, role: str
 ) -> None:
     """Public, which the server keeps from the submission's role, or a schema the migration made
-    itself: the migration and the six checks say where the tables went, and the script's line."""
+    itself: the migration and the six checks say where the tables went, and the script's line.
+    The same whether the submission has roles of its own (a superuser grades) or runs as a
+    CREATEDB-only grader's role in its database (where public is the grader's to use)."""
+    fresh_database = request.getfixturevalue(role)
     tree = make.fixed(tmp_path / "ada") / "starter"
     script = variant.place(tree, variant.tables_in(schema)())
     line = line_of(script, f'"{schema}"')

@@ -28,7 +28,7 @@ from labs.grading.on_postgres_throwaway import ADMIN_DATABASE, own_cluster, subm
 from labs.pg.cluster import find_bindir
 from labs.trees.finding import REPO_ROOT
 from tests.grading import submissions as make
-from tests.grading.postgres_help import with_real_migration
+from tests.grading.postgres_help import elsewhere, refused_connection, with_real_migration
 
 pytestmark = pytest.mark.skipif(find_bindir() is None, reason="no PostgreSQL server binaries")
 
@@ -124,21 +124,6 @@ def test_a_finished_class_run_grades_on_its_own_cluster_and_leaves_nothing(
     assert row.split()[1:3] == ["110", "110"], row  # score, out of
     assert list(shared_tmp.iterdir()) == []
     assert processes_naming(str(shared_tmp)) == []
-
-
-def refused_connection(url: str) -> str:
-    """Why Postgres refused a login with url ("" when it let it in)."""
-    try:
-        psycopg2.connect(url, connect_timeout=10).close()
-    except psycopg2.Error as error:
-        return str(error)
-    return ""
-
-
-def elsewhere(url: str, database: str) -> str:
-    """The same login, to another database of the same server."""
-    base, _, query = url.partition("?")
-    return base.rpartition("/")[0] + f"/{database}" + (f"?{query}" if query else "")
 
 
 def test_a_submissions_roles_reach_its_own_database_and_no_other(tmp_path: Path) -> None:

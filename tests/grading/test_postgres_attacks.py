@@ -3,6 +3,7 @@ server is left as it was (issue 15's findings, each run end to end)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -19,15 +20,19 @@ import psycopg2
 import pytest
 
 from labs.grading.criteria import Outcome
+from labs.grading.on_postgres import migrated_schema
 from labs.grading.on_postgres_roles import TENANT_CONNECTIONS
+from labs.grading.on_postgres_url import database_of_its_own
 from labs.pg.cluster import TempCluster
 from labs.trees.finding import REPO_ROOT
 from tests.grading import submissions as make
 from tests.grading.postgres_help import (
     RUNS_KEY,
+    elsewhere,
     grading_leftovers,
     outcomes,
     postgres_outcomes,
+    refused_connection,
     with_real_migration,
 )
 
@@ -345,4 +350,28 @@ def test_what_an_interrupted_run_left_is_removed_by_its_name(
             timeout=120,
         )
         assert "removed" in done.stdout, done.stdout + done.stderr
+    assert grading_leftovers(fresh_database) == []
+
+
+def test_on_database_urls_server_each_submission_has_a_database_only_its_roles_reach(
+    tmp_path: Path, fresh_database: str
+) -> None:
+    """LAB_POSTGRES=url: two submissions graded at once each get a database of their own, made
+    by the grader's role, not DATABASE_URL's; each one's roles log in there and are refused in
+    the other's; nothing of either stays."""
+    tree = solved(tmp_path / "ada")
+    versions = with_real_migration(tree).parent
+    given = fresh_database.partition("?")[0].rpartition("/")[2]
+    with contextlib.ExitStack() as stack:
+        tenants, databases = [], []
+        for _ in range(2):
+            url = stack.enter_context(database_of_its_own(fresh_database))
+            databases.append(url.partition("?")[0].rpartition("/")[2])
+            tenants.append(stack.enter_context(migrated_schema(url, versions, 120)))
+        assert given not in databases and len(set(databases)) == 2
+        for mine, theirs in ((0, 1), (1, 0)):
+            for login in (tenants[mine].url, tenants[mine].reader_url):
+                assert refused_connection(login) == ""
+                why = refused_connection(elsewhere(login, databases[theirs]))
+                assert "permission denied for database" in why, why
     assert grading_leftovers(fresh_database) == []

@@ -19,6 +19,8 @@ from pathlib import Path
 import psycopg2
 import pytest
 
+from labs.grading.class_database import check_class_database
+from labs.grading.errors import GradingRefusedError
 from labs.pg.cluster import TempCluster
 from tests.grading import submissions as make
 from tests.grading.postgres_help import grading_leftovers, outcomes, with_real_migration
@@ -85,26 +87,20 @@ def pytest_entry(
     )
 
 
-def test_compose_owner_role_is_never_asked_for_createrole_and_grades_itself_for_full_marks(
-    pg_cluster: TempCluster, solved_tree: Path, tmp_path: Path
+@pytest.mark.parametrize("where", ["url", "own"])
+def test_compose_owner_role_grades_itself_for_full_marks_with_no_grant(
+    pg_cluster: TempCluster, solved_tree: Path, tmp_path: Path, where: str
 ) -> None:
-    """Issue 22: koda as deploy/postgres-init.sh makes it, on PostgreSQL 15. On its own server it
-    is refused with no CREATEROLE to run (there CREATEROLE could make itself a superuser), told
-    to grade on the grader's own cluster; with DATABASE_URL still naming it, the learner's
-    pytest entry grades there by default, every criterion passes, and koda's server keeps
-    nothing of it."""
+    """Issue 22: koda as deploy/postgres-init.sh makes it (CREATEDB, no CREATEROLE), on
+    PostgreSQL 15, with DATABASE_URL naming it. The learner's pytest entry grades every
+    criterion for full marks on koda's own server (LAB_POSTGRES=url: a database of the
+    submission's own, as koda) and on the grader's own cluster (own, the default where the
+    server binaries are), asking for no grant; koda's server keeps nothing of either."""
     with started(pg_cluster.bindir, auth="scram", tcp=True) as cluster:
         koda = compose_role(cluster)
         until_accepted(koda)
-        first = outcomes(solved_tree, koda, ("postgres", "migration"))
-        assert {o.status for o in first.values()} == {"error"}
-        message = first["migration"].message
-        assert message.startswith("not graded: grading on Postgres needs more")
-        assert "CREATEROLE would let it make itself a superuser" in message
-        assert "cluster of the grader's own" in message
-        assert not [c for c in commands_in(message) if "CREATEROLE" in c]
         results = tmp_path / "results.json"
-        done = pytest_entry(solved_tree, results, {"DATABASE_URL": koda})
+        done = pytest_entry(solved_tree, results, {"DATABASE_URL": koda, "LAB_POSTGRES": where})
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         document = json.loads(results.read_text(encoding="utf-8"))
         assert (document["score"], document["max_score"]) == (110, 110), document
@@ -112,7 +108,32 @@ def test_compose_owner_role_is_never_asked_for_createrole_and_grades_itself_for_
         with psycopg2.connect(cluster.url("koda")) as connection, connection.cursor() as cursor:
             cursor.execute("SELECT count(*) FROM pg_catalog.pg_roles WHERE rolname LIKE 'lab_%'")
             assert cursor.fetchone() == (0,)
+            cursor.execute("SELECT datname FROM pg_catalog.pg_database ORDER BY 1")
+            assert [row[0] for row in cursor.fetchall()] == [
+                "koda",
+                "postgres",
+                "template0",
+                "template1",
+            ]
         connection.close()
+
+
+def test_compose_owner_role_is_refused_a_class_and_never_asked_for_createrole(
+    pg_cluster: TempCluster,
+) -> None:
+    """A class on koda's server would run every hand-in as koda, able to reach a classmate's
+    database: refused before any is graded, with no CREATEROLE to run on PostgreSQL 15 (there
+    it could make itself a superuser), told to grade on the grader's own cluster instead."""
+    with started(pg_cluster.bindir, auth="scram", tcp=True) as cluster:
+        koda = compose_role(cluster)
+        until_accepted(koda)
+        with pytest.raises(GradingRefusedError) as refused:
+            check_class_database(koda)
+        message = str(refused.value)
+        assert "CREATEROLE would let it make itself a superuser" in message
+        assert "cluster of the grader's own" in message
+        assert not [c for c in commands_in(message) if "CREATEROLE" in c]
+        assert grading_leftovers(cluster.url("koda")) == []
 
 
 def test_a_role_without_the_privileges_is_refused_as_the_machines_failure(
@@ -131,11 +152,9 @@ def test_a_role_without_the_privileges_is_refused_as_the_machines_failure(
     assert document["status"] == "error"
     assert {test["status"] for test in document["tests"]} == {"error"}
     assert (document["score"], document["max_score"]) == (0, 0)
-    # PostgreSQL 15: no CREATEROLE is ever asked for, the grader's own cluster is named instead.
-    assert commands_in(document["message"]) == [
-        "GRANT CREATE ON DATABASE plain TO teacher WITH GRANT OPTION;",
-    ]
-    assert "cluster of the grader's own" in document["message"]
+    # One submission needs a database of its own, which CREATEDB allows on any server.
+    assert commands_in(document["message"]) == ["ALTER ROLE teacher CREATEDB;"]
+    assert "CREATEROLE" not in document["message"]
     assert "not graded: grading on Postgres needs more" in done.stdout
     assert grading_leftovers(url) == []
 

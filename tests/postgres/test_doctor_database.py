@@ -15,7 +15,7 @@ from labs.grading.on_postgres_roles import connect_admin, create_roles, drop_rol
 from labs.pg.cluster import TempCluster, free_port
 from labs.pg.tenants import new_names
 from labs.trees.finding import REPO_ROOT
-from tests.support.stock_servers import compose_role, started, until_accepted
+from tests.support.stock_servers import compose_role, started, superuser, until_accepted
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_a_superuser_over_tcp_with_scram_may_grade(
     assert one(found, "DATABASE_URL reaches Postgres 15") == "ok"
     assert one(found, "the role postgres may grade on Postgres") == "ok"
     assert one(found, "logins ask for a password (scram-sha-256)") == "ok"
-    assert one(found, "no grading roles or schemas left behind") == "ok"
+    assert one(found, "no grading roles, schemas or databases left behind") == "ok"
 
 
 def test_the_auth_method_is_found_without_a_libpq_warning(
@@ -61,10 +61,11 @@ def test_the_auth_method_is_found_without_a_libpq_warning(
 def test_compose_owner_role_is_asked_for_nothing_and_never_for_createrole(
     pg_cluster: TempCluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """koda as deploy/postgres-init.sh makes it, on PostgreSQL 15. Grading on the grader's own
-    cluster (the default here) asks it for nothing; grading on its server (LAB_POSTGRES=url)
-    is a fix that names the own cluster, never `ALTER ROLE koda CREATEROLE;`, which there could
-    make koda a superuser."""
+    """koda as deploy/postgres-init.sh makes it (CREATEDB), on PostgreSQL 15. Grading on the
+    grader's own cluster (the default here) asks it for nothing; on its server
+    (LAB_POSTGRES=url) it may grade a submission, and a class is told to use the own cluster,
+    never `ALTER ROLE koda CREATEROLE;`, which there could make koda a superuser. Without
+    CREATEDB, the one fix is `ALTER ROLE ... CREATEDB;`."""
     with started(pg_cluster.bindir, auth="scram", tcp=True) as cluster:
         koda = compose_role(cluster)
         until_accepted(koda)
@@ -72,9 +73,9 @@ def test_compose_owner_role_is_asked_for_nothing_and_never_for_createrole(
         assert one(said(koda), "the role koda is asked for nothing") == "ok"
         monkeypatch.setenv("LAB_POSTGRES", "url")
         found = said(koda)
-        fix = next(line for line in found if "may not grade on Postgres" in line)
-        assert found[fix] == "fix" and "cluster of the grader's own" in fix
-        assert "CREATEROLE" not in fix
+        line = one_line(found, "the role koda may grade a submission on Postgres")
+        assert found[line] == "ok" and "cluster of the grader's own" in line
+        assert "CREATEROLE" not in line
         assert one(found, "logins ask for a password") == "ok"
         done = subprocess.run(
             [sys.executable, "-m", "labs", "doctor"],
@@ -84,7 +85,20 @@ def test_compose_owner_role_is_asked_for_nothing_and_never_for_createrole(
             text=True,
             timeout=120,
         )
-        assert done.returncode == 1
+        assert "the role koda may grade a submission on Postgres" in done.stdout, done.stdout
+        assert "CREATEROLE;" not in done.stdout
+        superuser(cluster.url("koda"), "ALTER ROLE koda NOCREATEDB")
+        found = said(koda)
+        fix = one_line(found, "the role koda may not grade on Postgres")
+        assert found[fix] == "fix" and "`ALTER ROLE koda CREATEDB;`" in fix, fix
+        assert "CREATEROLE" not in fix
+
+
+def one_line(found: dict[str, str], start: str) -> str:
+    """The one finding that starts so."""
+    lines = [line for line in found if line.startswith(start)]
+    assert len(lines) == 1, found
+    return lines[0]
 
 
 def test_a_server_that_is_not_there_is_a_fix(pg_cluster: TempCluster) -> None:
@@ -104,18 +118,23 @@ def test_trust_over_tcp_is_warned_about(pg_cluster: TempCluster) -> None:
 
 
 def test_leftovers_of_a_killed_run_are_named_then_removed_with_clean(debian: TempCluster) -> None:
-    """Roles and a schema no grader holds are a fix naming them; --clean removes them."""
+    """Roles, a schema and a submission's database no grader holds are a fix naming them;
+    --clean removes them."""
     url = debian.create_database("leftovers")
-    names = new_names()
+    names, database = new_names(), new_names()
     admin = connect_admin(url, names.marker)
     with admin.cursor() as cursor:
         create_roles(cursor, names)
+        cursor.execute(f'CREATE DATABASE "{database.tenant}"')
     admin.close()  # the grader is gone: what it made is left behind
     assert one(said(url), names.tenant) == "fix"
-    assert one(said(url, clean=True), "removed 2 roles and schemas") == "ok"
-    assert one(said(url), "no grading roles or schemas left behind") == "ok"
+    assert one(said(url), database.tenant) == "fix"
+    assert one(said(url, clean=True), "removed what 2 interrupted grading runs left") == "ok"
+    assert one(said(url), "no grading roles, schemas or databases left behind") == "ok"
     with psycopg2.connect(url) as connection, connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_roles WHERE rolname LIKE 'lab_%'")
+        assert cursor.fetchone() == (0,)
+        cursor.execute("SELECT count(*) FROM pg_database WHERE datname LIKE 'lab_%'")
         assert cursor.fetchone() == (0,)
     connection.close()
 
@@ -128,7 +147,7 @@ def test_a_run_still_grading_is_no_leftover(debian: TempCluster) -> None:
     try:
         with admin.cursor() as cursor:
             create_roles(cursor, names)
-        assert one(said(url, clean=True), "removed 0 roles") == "ok"
+        assert one(said(url, clean=True), "removed what 0 interrupted grading runs left") == "ok"
         with psycopg2.connect(url) as connection, connection.cursor() as cursor:
             cursor.execute("SELECT count(*) FROM pg_roles WHERE rolname LIKE 'lab_%'")
             assert cursor.fetchone() == (2,)
