@@ -382,6 +382,91 @@ _t.sleep(30)
 """
 
 
+# The attacks on the kit's checkout where it lies inside the grader's virtualenv (issue 22: the
+# layout `pip install -e git+URL#egg=...` makes), run end to end by
+# tests/grading/test_checkout_in_venv.py. Each looks for the checkout where any learner would
+# (the folder above the kit's own package, the virtualenv's src/) and at the path it is given.
+# git is told to trust any owner, so what stops it is the sandbox, never git's ownership check.
+CHECKOUT_ROOTS = """
+import glob as _glob, os as _os, subprocess as _sp, sys as _sys
+import labs as _labs
+_roots = sorted({_os.path.dirname(_os.path.dirname(_os.path.abspath(_labs.__file__))),
+                 CHECKOUT, *_glob.glob(_os.path.join(_sys.prefix, "src", "*"))})
+
+
+def _history(_root):
+    _git = ["git", "-c", "safe.directory=*", "-C", _root, "show",
+            "HEAD:solution/shared/states.py"]
+    try:
+        _done = _sp.run(_git, capture_output=True, timeout=30)
+    except (OSError, _sp.SubprocessError):
+        return ""
+    return _done.stdout.decode(errors="replace")
+
+
+def _read(_path):
+    try:
+        if _os.path.isdir(_path):
+            return "\\n".join(_os.listdir(_path))
+        with open(_path, encoding="utf-8", errors="replace") as _f:
+            return _f.read()
+    except OSError:
+        return ""
+"""
+
+
+def checkout_roots(checkout: Path) -> str:
+    """CHECKOUT_ROOTS, the checkout it is given named in it."""
+    return CHECKOUT_ROOTS.replace("CHECKOUT", repr(str(checkout)))
+
+
+PEEKING = """
+_seen, _kit = set(), set()
+for _root in _roots:
+    if "SOLUTION(check 4)" in _history(_root):
+        _seen.add("history")
+    for _name, _path in ((".git", ".git/HEAD"), ("solution", "solution/shared/states.py"),
+                         ("tests", "tests"), ("migrations", "migrations/versions/solution")):
+        if _read(_os.path.join(_root, _path)):
+            _seen.add(_name)
+    for _name in ("labs", "starter"):
+        if _os.access(_os.path.join(_root, _name, "__init__.py"), _os.R_OK):
+            _kit.add(_name)
+raise RuntimeError("peeked: " + (" ".join(sorted(_seen)) or "nothing")
+                   + "; kit: " + (" ".join(sorted(_kit)) or "none"))
+"""
+
+
+def peeking_into_checkout(checkout: Path) -> str:
+    """Code that fails at import naming what of the kit's checkout it could read, and the kit.
+
+    What it reads: the instructors' history (`git show HEAD:solution/...`), the
+    .git folder itself, the solution, the project's tests and the solution's
+    migrations; and, to show it looked in the right place, the kit (labs/ and
+    starter/). Its error message is the grade's note: "peeked: ...; kit: ...".
+    """
+    return checkout_roots(checkout) + PEEKING
+
+
+COPYING = """
+for _root in _roots:
+    _text = _history(_root) or _read(_os.path.join(_root, "solution", "shared", "states.py"))
+    if "# SOLUTION(check 4)" in _text:
+        _region = _text.split("# SOLUTION(check 4)", 1)[1].split("# END(check 4)", 1)[0]
+        exec(_region.partition("\\n")[2], globals())
+        break
+"""
+
+
+def copying_from_checkout(checkout: Path) -> str:
+    """Code that makes check 4's allowlist the solution's, wherever it can read that from the
+    kit's checkout: its history first (`git show HEAD:solution/shared/states.py`), then the file.
+
+    Put at the end of check 4's region, so reading the answer is the points of check 4.
+    """
+    return checkout_roots(checkout) + COPYING
+
+
 def with_stub_hiding_errors(folder: Path) -> Path:
     """A solved hand-in with a type error in keys.py and a keys.pyi that says all is well."""
     fixed(folder)
