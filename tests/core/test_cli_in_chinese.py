@@ -20,7 +20,8 @@ import pytest
 import wcwidth
 
 from labs.checking.checks import CHECKS
-from labs.checking.runner import CheckResult, Report
+from labs.checking.result import CheckResult
+from labs.checking.runner import Report
 from labs.checking.selftest import selftest
 from labs.commands import diff, drift, release, review, typecheck
 from labs.grading.actions import PLACEHOLDER_REPOSITORY

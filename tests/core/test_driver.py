@@ -16,6 +16,7 @@ from labs.checking.driver import Driver
 from labs.checking.errors import RefusedError
 from labs.checking.launch import ExecLauncher, ForkLauncher
 from labs.checking.protocol import HostSpec
+from labs.checking.result import CheckResult
 from labs.checking.runner import run_checks
 from labs.checking.session import HostSession
 from labs.trees.finding import REPO_ROOT, find_tree
@@ -43,9 +44,9 @@ def lab_check(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def verdicts(report_results: list[object]) -> dict[int, bool]:
+def verdicts(report_results: list[CheckResult]) -> dict[int, bool]:
     """Map check number to passed."""
-    return {r.number: r.passed for r in report_results if r.number is not None}  # type: ignore[attr-defined]
+    return {r.number: r.passed for r in report_results if r.number is not None}
 
 
 def test_the_driver_never_imports_the_tree_it_checks(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 import wcwidth
 
 from labs.checking.checks import CHECKS
-from labs.review import hints, state
+from labs.review import hints, state, texts
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import apply_solution, copy_tree, regions_in
 
@@ -102,7 +102,7 @@ def test_the_hints_follow_the_marker_when_the_learner_adds_lines(tree: Path, num
 @pytest.mark.parametrize("number", UNMARKED)
 def test_checks_without_a_todo_point_at_the_code_they_test(tree: Path, number: int) -> None:
     """For checks 1, 2 and 6 each place named is a real line holding the code it names."""
-    entry = hints.texts.load("hints")["check"][str(number)]
+    entry = texts.load("hints")["check"][str(number)]
     found = hints.places(tree, number)
     assert len(found) == len(entry["places"])
     for place, (relative, needle) in zip(found, entry["places"], strict=True):
@@ -130,7 +130,7 @@ def test_no_hint_gives_away_the_solutions_code(number: int) -> None:
         for line in region.body_lines
         if len(line.strip()) > 12 and not line.strip().startswith("#")
     }
-    entry = hints.texts.load("hints")["check"][str(number)]
+    entry = texts.load("hints")["check"][str(number)]
     said = " ".join(" ".join(entry[field].split()) for field in ("idea", "where", "what"))
     assert not [line for line in solution_lines if line in said]
 
@@ -189,7 +189,7 @@ def test_every_hint_line_fits_the_terminal_and_keeps_its_places_whole(
     tree: Path, language: str, width: int
 ) -> None:
     """Heading, prose, places and the last line all wrap at the width; no file:line is cut."""
-    token = hints.texts.REQUEST_LANGUAGE.set(language)
+    token = texts.REQUEST_LANGUAGE.set(language)
     try:
         for number, tier in [(n, t) for n in range(1, 7) for t in hints.TIERS]:
             text = "\n".join(hints.hint_lines(tree, number, tier, TITLES[number], width=width))
@@ -198,7 +198,7 @@ def test_every_hint_line_fits_the_terminal_and_keeps_its_places_whole(
             for place in hints.places(tree, number):
                 assert f"{place.path}:{place.line}" in text
     finally:
-        hints.texts.REQUEST_LANGUAGE.reset(token)
+        texts.REQUEST_LANGUAGE.reset(token)
 
 
 def test_labs_hint_wraps_at_the_terminals_columns(tree: Path) -> None:

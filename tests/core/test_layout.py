@@ -14,7 +14,7 @@ import wcwidth
 
 from labs.checking.hints import Hint
 from labs.checking.report import LivePrinter
-from labs.checking.runner import CheckResult
+from labs.checking.result import CheckResult
 from labs.term import i18n
 from labs.term.layout import failure_lines, terminal_width
 from labs.trees.finding import REPO_ROOT

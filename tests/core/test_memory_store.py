@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from solution.infra import MemoryStore
+from solution.infra.memory import MemoryStore
 from solution.shared.states import RunStatus
 
 
@@ -30,7 +30,7 @@ def test_many_threads_inserting_one_key_leave_one_row() -> None:
 
 def test_the_starters_naive_regions_still_store_duplicates_and_the_indexes_count_them() -> None:
     """As shipped, a second run for a key and a second message at a seq are stored, and counted."""
-    from starter.infra import MemoryStore as StarterStore
+    from starter.infra.memory import MemoryStore as StarterStore
 
     store = StarterStore()
     session = store.create_session("ada", "t")

@@ -16,6 +16,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from labs.trees.finding import tree_root
+from labs.trees.regions import copy_tree
 from tests.grading import submissions as make
 
 
@@ -78,14 +80,14 @@ def build_class(out: Path, size: int = 30) -> list[Path]:
 def with_backup_tree(folder: Path) -> Path:
     """A solved starter/ beside an untouched backup, old_starter/, at the same depth."""
     solved()(folder)
-    make.copy_tree(make.tree_root("starter"), folder / "old_starter")
+    copy_tree(tree_root("starter"), folder / "old_starter")
     return folder
 
 
 def with_the_solution_beside(folder: Path) -> Path:
     """A half-solved starter/ beside a copy of the solution/ tree (it must not be graded)."""
     solved(3)(folder)
-    make.copy_tree(make.tree_root("solution"), folder / "solution")
+    copy_tree(tree_root("solution"), folder / "solution")
     return folder
 
 

@@ -15,10 +15,11 @@ import pytest
 
 from labs.grading import on_postgres_throwaway
 from labs.grading.batch import grade_all
-from labs.grading.class_database import SAFE_CREATEROLE, check_class_database
+from labs.grading.class_database import check_class_database
 from labs.grading.criteria import MEMORY_POINTS, MIGRATION_POINTS, Grade
 from labs.grading.errors import GradingRefusedError
 from labs.grading.intake import MAX_FILES
+from labs.grading.on_postgres_roles import SAFE_CREATEROLE
 from labs.pg.cluster import TempCluster, free_port
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree

@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 
 from labs.grading import intake
-from labs.grading.class_database import SAFE_CREATEROLE, refuse_role
+from labs.grading.class_database import refuse_role
 from labs.grading.errors import BrokenSubmissionError, GradingRefusedError
 from labs.grading.intake import MAX_BYTES, take_in
 from labs.grading.left_out import LARGE_FILE
+from labs.grading.on_postgres_roles import SAFE_CREATEROLE
 from labs.grading.tree_choice import Chosen, choose_tree
 from labs.sandbox.limits import MiB
 from labs.term.cli import build_parser

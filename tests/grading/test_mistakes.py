@@ -156,7 +156,9 @@ def test_the_checks_leave_no_run_pending_on_postgres(tmp_path: Path, fresh_datab
     try:
         with connection.cursor() as cursor:
             cursor.execute(f'SELECT count(*) FROM "{schema}".runs WHERE status = %s', ("pending",))
-            (pending,) = cursor.fetchone()
+            row = cursor.fetchone()
+            assert row is not None
+            (pending,) = row
     finally:
         connection.close()
     assert pending == 0

@@ -284,7 +284,9 @@ def advisory_locks_held(database_url: str) -> int:
     """How many advisory locks sessions of the server hold right now."""
     with psycopg2.connect(database_url) as connection, connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")
-        (count,) = cursor.fetchone()
+        row = cursor.fetchone()
+        assert row is not None
+        (count,) = row
     connection.close()
     return int(count)
 

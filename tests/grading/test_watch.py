@@ -15,7 +15,8 @@ import pytest
 import wcwidth
 
 from labs.checking.hints import Hint
-from labs.checking.runner import CheckResult, Report
+from labs.checking.result import CheckResult
+from labs.checking.runner import Report
 from labs.term import i18n
 from labs.term.layout import failure_lines
 from labs.term.progress import with_folders

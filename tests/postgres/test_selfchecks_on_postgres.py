@@ -18,7 +18,9 @@ def pending_count(url: str, schema: str) -> int:
     try:
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT count(*) FROM {schema}.runs WHERE status = 'pending'")
-            (count,) = cursor.fetchone()
+            row = cursor.fetchone()
+            assert row is not None
+            (count,) = row
     finally:
         connection.close()
     return int(count)

@@ -16,6 +16,13 @@ from starter.infra.sql import SqlStore as StarterSqlStore
 from tests.postgres.conftest import migrate, unfixed_starter_migration
 
 
+def sql_store(environ: dict[str, str]) -> SqlStore:
+    """make_store's answer without MOCK=1: the SqlStore, which the caller closes."""
+    store = make_store(environ)
+    assert isinstance(store, SqlStore), store
+    return store
+
+
 def test_before_any_migration_ping_names_the_tree_and_the_command(fresh_database: str) -> None:
     """One sentence says whose tables are missing and the exact command that creates them."""
     store = SqlStore(fresh_database, schema="solution")
@@ -38,7 +45,7 @@ def test_every_operation_on_a_missing_schema_gives_the_same_sentence(fresh_datab
 def test_tables_missing_from_db_schema_name_it_and_both_alembic_steps(fresh_database: str) -> None:
     """Another schema than the tree's: the sentence names it, DB_SCHEMA, and -x schema= for it."""
     migrate(fresh_database)  # the solution's tables, in schema solution
-    store = make_store({"DATABASE_URL": fresh_database, "DB_SCHEMA": "public"})
+    store = sql_store({"DATABASE_URL": fresh_database, "DB_SCHEMA": "public"})
     with pytest.raises(StoreUnavailableError) as missing:
         store.ping()
     store.close()
@@ -97,7 +104,7 @@ def test_make_store_gives_the_sql_store_in_db_schema(environ: dict[str, str], sc
 def test_without_db_schema_the_store_finds_what_alembic_made(solution_database: str) -> None:
     """The tree and Alembic agree without DB_SCHEMA: `alembic -x tree=solution upgrade head`
     puts the tables where make_store looks when nothing is set."""
-    store = make_store({"DATABASE_URL": solution_database})
+    store = sql_store({"DATABASE_URL": solution_database})
     try:
         store.ping()
         session = store.create_session("u-1", "agree")
@@ -108,7 +115,7 @@ def test_without_db_schema_the_store_finds_what_alembic_made(solution_database: 
 
 def test_make_store_in_the_schema_alembic_filled_serves(solution_database: str) -> None:
     """DB_SCHEMA=solution: the tables `alembic -x tree=solution upgrade head` made are found."""
-    store = make_store({"DATABASE_URL": solution_database, "DB_SCHEMA": "solution"})
+    store = sql_store({"DATABASE_URL": solution_database, "DB_SCHEMA": "solution"})
     store.ping()
     store.close()
 

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from solution.infra import MemoryStore
+from solution.infra.memory import MemoryStore
 from solution.infra.sql import SqlStore
 from solution.shared.errors import (
     DuplicateMessageError,

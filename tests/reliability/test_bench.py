@@ -288,7 +288,9 @@ def test_the_hand_tuned_path_stores_one_run_per_key_and_replays_like_the_tree(
         connection.close()
     assert found.operations > 0 and found.errors == 0 and found.part == "c-tuned"
     assert (first.status, again.status, reused.status) == (202, 202, 409)
-    assert first.json()["runId"] == again.json()["runId"]
+    first_body, again_body = first.json(), again.json()
+    assert isinstance(first_body, dict) and isinstance(again_body, dict)
+    assert first_body["runId"] == again_body["runId"]
     assert (first.headers["idempotent-replayed"], again.headers["idempotent-replayed"]) == (
         "false",
         "true",
@@ -343,10 +345,12 @@ def test_a_quick_run_reports_every_part_with_its_tool_and_the_ratios(
         for operation in ("create_run", "append_message")
         for rows in QUICK.memory_sizes
     }
-    assert set(shape["ratios"]) == {"b/a", "c/a", "c0/a", "c/c0", "c/c1", "c/c-tuned"}  # type: ignore[arg-type]
-    assert all(set(found) == {"1", "16"} for found in shape["ratios"].values())  # type: ignore[attr-defined]
+    ratios, costs, cpu = shape["ratios"], shape["layer_costs_ms"], shape["cpu_ms_per_request"]
+    assert isinstance(ratios, dict) and isinstance(costs, dict) and isinstance(cpu, dict)
+    assert set(ratios) == {"b/a", "c/a", "c0/a", "c/c0", "c/c1", "c/c-tuned"}
+    assert all(set(found) == {"1", "16"} for found in ratios.values())
     layers = {"database", "store", "http_server", "flask", "route", "total"}
-    assert set(shape["layer_costs_ms"]) == layers  # type: ignore[arg-type]
-    assert set(shape["cpu_ms_per_request"]) == layers  # type: ignore[arg-type]
+    assert set(costs) == layers
+    assert set(cpu) == layers
     assert set(report.http[-1].cpu_ms) == {"postgres", "server"}
     assert "target c/c-tuned >= 0.9 at 16 client(s)" in format_report(report)

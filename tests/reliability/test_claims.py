@@ -8,7 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from solution.infra import MemoryStore, Store, make_store
+from solution.infra import make_store
+from solution.infra.memory import MemoryStore
+from solution.infra.store import Store
 from solution.shared.errors import TransitionConflictError
 from solution.shared.states import RunStatus
 

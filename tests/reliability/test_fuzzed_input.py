@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 
 from solution.gateway import create_app
 from solution.gateway.requests import MAX_BODY_BYTES
-from solution.infra import MemoryStore, Store, make_store
+from solution.infra import make_store
+from solution.infra.memory import MemoryStore
+from solution.infra.store import Store
 from tests.reliability.conftest import scalar
 from tests.reliability.test_openapi import document
 from tests.support.servers import DevServer, Gunicorn, chunked, exchange, request

@@ -6,6 +6,7 @@ import html
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -134,14 +135,11 @@ def test_a_poll_gets_nothing_while_nothing_changed_and_only_the_changed_rows_aft
 def test_the_first_row_is_starting_until_the_child_says_a_check_began() -> None:
     """Before any start line the first row is starting; after one, the first unfinished row
     is running (between two checks too); rows after it wait; an ended run has neither."""
-    one = {"type": "result", "key": "1", "number": 1, "title": "t", "passed": True}
+    one: dict[str, Any] = {"type": "result", "key": "1", "number": 1, "title": "t", "passed": True}
+    started: dict[str, Any] = {"type": "start", "key": "1"}
     statuses = [
         [row.status for row in build_rows(lines, running=True)][:3]
-        for lines in (
-            [],
-            [{"type": "start", "key": "1"}],
-            [{"type": "start", "key": "1"}, one],
-        )
+        for lines in ([], [started], [started, one])
     ]
     assert statuses == [
         ["starting", "waiting", "waiting"],

@@ -70,7 +70,7 @@ def english_left(english_page: str, chinese_page: str) -> list[str]:
             continue
         wanted = " ".join(msgid.split())
         if len(wanted.split()) >= 4:
-            shown = [p for p in english if wanted in p] and [p for p in chinese if wanted in p]
+            shown = any(wanted in p for p in english) and any(wanted in p for p in chinese)
         else:
             shown = wanted in english and wanted in chinese
         if shown:

@@ -126,11 +126,16 @@ def test_opening_review_runs_nothing_and_shows_the_last_verification(
     client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A first visit offers Verify and runs no check; after one, the page shows its result."""
-    from web.views import review
+    from labs.review import checklist
 
-    runs = []
-    real = review.checklist.checklist
-    monkeypatch.setattr(review.checklist, "checklist", lambda s: runs.append(s) or real(s))
+    runs: list[object] = []
+    real = checklist.checklist
+
+    def counted(*args: Any) -> Any:
+        runs.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(checklist, "checklist", counted)
     first = client.get("/review").text
     assert runs == [] and 'id="checklist-unverified"' in first and 'id="verify-checklist"' in first
     assert 'hx-trigger="load"' not in first
