@@ -9,7 +9,12 @@ same in every mode (modes.py says which the machine gives):
   its own (a *slot*, users.py). Killing bwrap's first process kills every
   process of the namespace, setsid daemons included.
 - **uid** (root, no bwrap): a slot's uid, no network, the solution covered;
-  at the end every process of the uid is killed at once.
+  each command gets a /tmp, /var/tmp and /dev/shm of its own (an empty tmpfs
+  each, capped, counted against its memory cap, gone with its processes),
+  where only what it needs is bound back (its sandbox folder, its database's
+  socket folder, Python and the kit; `Sandbox.scratch`); at the end every
+  process of the uid is killed at once, and whatever the uid still owns at
+  the top of the machine's /tmp, /var/tmp and /dev/shm is removed.
 - **none**: refused unless --unsafe-no-sandbox was given (modes.py).
 
 Always: its own session; rlimits (CPU, file size, no core files, address
@@ -39,14 +44,14 @@ from typing import IO
 
 from labs.trees.finding import REPO_ROOT
 
-from .bwrap import bwrap_command, hidden_names
+from .bwrap import bwrap_command, hidden_names, python_folders
 from .cgroups import Cgroup
 from .files import remove_tree
 from .limits import Isolation, Limits
 from .modes import find_bwrap, require_isolation
-from .network import socket_folder
+from .network import socket_file, socket_folder
 from .reading import read_to_end
-from .trampoline import covers, network_namespaces, trampoline
+from .trampoline import covers, network_namespaces, private_scratch, scratch_places, trampoline
 from .users import Slot, kill_user, remove_files_of
 from .watch import over_caps
 
@@ -164,14 +169,15 @@ class Sandbox:
         """The command line that starts argv in this sandbox, in the machine's mode.
 
         A database URL in env that names a Unix socket has the socket's folder
-        shown to the command, read-only (a connection writes nothing there).
+        shown to the command, read-only (a connection writes nothing there);
+        without bwrap, where that folder is /tmp itself, the socket alone.
         """
-        sockets = [
-            folder
+        urls = [
+            value
             for value in (env or {}).values()
             if value.startswith(("postgresql://", "postgres://"))
-            for folder in socket_folder(value)
         ]
+        sockets = [folder for url in urls for folder in socket_folder(url)]
         joined = self.cgroup.procs_files if self.cgroup else []
         user = {"uid": self.uid, "gid": self.uid}
         if self.bwrap:
@@ -200,11 +206,34 @@ class Sandbox:
             "cgroup": joined,
             "unshare_net": self.isolation.no_network,
             "cover": self.cover or [],
+            **(self.scratch(cwd, urls) if self.uid is not None else {}),
             "hide": hidden if self.uid is not None else [],
             "limits": self.rlimits(),
             **user,
         }
         return trampoline(plan, argv)
+
+    def scratch(self, cwd: Path, urls: Sequence[str]) -> dict[str, object]:
+        """The trampoline's plan for a command's own /tmp, /var/tmp and /dev/shm (uid mode).
+
+        bwrap gives each command an empty /tmp and /dev/shm; without it the
+        trampoline covers the machine's three with a tmpfs of the command's own
+        (private_scratch), then binds back what the command needs from under
+        them: the sandbox's folder as it is (its modes say who writes), and
+        read-only what the caller exposes, the socket folder of a database URL
+        in env (the socket alone where that folder is a scratch folder itself,
+        such as /tmp), Python, the kit and the working folder, which the
+        trampoline enters again once all is mounted.
+        """
+        places = scratch_places()
+        sockets = [
+            path
+            for url in urls
+            for folder in socket_folder(url)
+            for path in (socket_file(url) if os.path.realpath(folder) in places else [folder])
+        ]
+        shown: list[str | Path] = [*self.expose, *sockets, *python_folders(), REPO_ROOT, cwd]
+        return {**private_scratch([self.root], shown), "cwd": str(cwd)}
 
     def popen(
         self,
@@ -243,6 +272,8 @@ class Sandbox:
         """Run argv to the end or the timeout; everything it started is killed either way."""
         process = self.popen(argv, env=env, cwd=cwd)
         returncode, out, err = read_to_end(process, timeout, self.limits.output_bytes, self.kill)
+        if not self.stopped and self.cgroup:  # stopped by a cap before the watch looked
+            self.stopped = self.cgroup.tripped()
         return Finished(None if self.stopped else returncode, out, err, self.stopped)
 
     def _guard(self) -> None:

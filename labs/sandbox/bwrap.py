@@ -25,6 +25,8 @@ from pathlib import Path
 
 from labs.trees.finding import REPO_ROOT
 
+from .limits import SHM_SIZE, TMP_SIZE
+
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = (
     "hosts",
@@ -47,8 +49,6 @@ KIT = ("labs", "starter")
 HIDDEN = (".git", "tests", "solution", "migrations/versions/solution")
 CHECKOUT_ONLY = (".git", "tests")  # in site-packages, a "tests" folder may be a library's
 TREE_PARTS = ("shared", "gateway", "worker")  # what makes a folder a lab tree
-TMP_SIZE = 64 * 1024 * 1024
-SHM_SIZE = 16 * 1024 * 1024  # room for multiprocessing's semaphores and a little shared memory
 
 
 def python_folders() -> list[str]:

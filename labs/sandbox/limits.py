@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MiB = 1024 * 1024
+# A submission's own scratch space, a tmpfs per command whose pages count against its memory
+# cap: /tmp (and, without bwrap, /var/tmp) and /dev/shm, which needs room for multiprocessing's
+# semaphores and a little shared memory.
+TMP_SIZE = 64 * MiB
+SHM_SIZE = 16 * MiB
 
 
 @dataclass(frozen=True)
@@ -54,8 +59,9 @@ class Isolation:
             "its own PID, mount and network namespaces, seeing only its tree, "
             "the kit and Python, read-only"
             if self.namespaces
-            else "no namespaces but the network's (no working bwrap: apt-get install "
-            "bubblewrap): other processes are in view"
+            else "no PID namespace (no working bwrap: apt-get install bubblewrap): other "
+            "processes are in view; the network's and a mount namespace of its own, for "
+            "its own /tmp, /var/tmp and /dev/shm"
         )
         network = "no network" if self.no_network else "network not isolated"
         caps = (

@@ -5,7 +5,8 @@
             only its tree, the kit and Python, read-only. As root it also runs
             as a uid of its own (bwrap is started as that user).
     uid     root, without bwrap: a uid of its own and no network, the kit and
-            other submissions out of its reach by file modes; other processes
+            other submissions out of its reach by file modes, a /tmp,
+            /var/tmp and /dev/shm of each command's own; other processes
             stay in view in /proc.
     none    neither: grading refuses (NoIsolationError) unless the instructor
             said --unsafe-no-sandbox (allow_unsafe), and every report says so.

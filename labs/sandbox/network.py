@@ -14,6 +14,20 @@ def socket_folder(database_url: str | None) -> list[Path]:
     return [Path(folder)] if folder.startswith("/") and Path(folder).is_dir() else []
 
 
+def socket_file(database_url: str | None) -> list[Path]:
+    """The server's Unix socket itself (`<host>/.s.PGSQL.<port>`), if the URL names its folder."""
+    folders = socket_folder(database_url)
+    if not folders or not database_url:
+        return []
+    parts = urlsplit(database_url)
+    port = parse_qs(parts.query).get("port", [""])[0]
+    try:
+        port = port or str(parts.port or 5432)
+    except ValueError:  # not a number: libpq would refuse the URL anyway
+        return []
+    return [folders[0] / f".s.PGSQL.{port}"]
+
+
 def url_needs_network(database_url: str) -> bool:
     """Whether a database URL is reached over TCP (a Unix socket needs no network)."""
     parts = urlsplit(database_url)

@@ -69,11 +69,13 @@ os.kill(-1, signal.SIGKILL)
 def remove_files_of(uid: int, places: tuple[str, ...] = SCRATCH_PLACES) -> list[str]:
     """Remove what uid left in the machine's shared scratch folders; return what was removed.
 
-    Without bubblewrap a sandbox's user writes to the machine's own /tmp,
-    /var/tmp and /dev/shm: what it leaves there (files, folders, a link) must
-    not outlive its run, fill the disk or the memory for the submissions
-    after it, or be read by the next one that gets its uid. Each entry at the
-    top of those folders that uid owns goes, never followed through a link.
+    Each command of a sandbox has a /tmp, /var/tmp and /dev/shm of its own
+    (bubblewrap's, or without it the trampoline's tmpfs), so a sandbox's user
+    should leave nothing in the machine's; this sweep is the second line of
+    defence: what the uid left there anyway (files, folders, a link) must not
+    outlive its run, fill the disk or the memory for the submissions after
+    it, or be read by the next one that gets its uid. Each entry at the top
+    of those folders that uid owns goes, never followed through a link.
     """
     removed = []
     for place in places:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from collections.abc import Iterator
@@ -20,7 +23,7 @@ from labs.grading.errors import BrokenSubmissionError
 from labs.grading.intake import MAX_BYTES, take_in
 from labs.sandbox.box import Sandbox, run_sandboxed
 from labs.sandbox.launcher import SandboxedLauncher
-from labs.sandbox.limits import Limits
+from labs.sandbox.limits import SHM_SIZE, TMP_SIZE, Limits
 from labs.sandbox.trampoline import network_namespaces
 from labs.sandbox.users import UID_BASE, processes_of
 from labs.trees.finding import REPO_ROOT
@@ -151,7 +154,7 @@ def test_a_file_past_the_size_limit_cannot_be_written(mode: Mode) -> None:
     """Filling the disk stops at the file size limit."""
     code = "open('big', 'wb').write(b'0' * 4_000_000)"
     done = run_sandboxed(python(code), timeout=30, limits=Limits(file_size=1024 * 1024))
-    assert done.returncode != 0
+    assert done.returncode is not None and done.returncode != 0, done
     assert "File too large" in done.stderr or "SIGXFSZ" in done.stderr or done.returncode < 0
 
 
@@ -450,9 +453,10 @@ def test_bubblewraps_dev_holds_no_file_and_its_shm_is_small(bwrap_mode: Mode) ->
 def test_what_a_sandbox_leaves_in_the_machines_scratch_folders_is_gone_after_it(
     mode: Mode,
 ) -> None:
-    """Issue 22: files and a folder written to /tmp, /var/tmp and /dev/shm (the machine's own,
-    where there is no bubblewrap) do not outlive the run: not for the next submission to read,
-    nor to fill the disk or the memory."""
+    """Issue 22: files and a folder written to /tmp, /var/tmp and /dev/shm (a command's own
+    tmpfs in every mode; without bubblewrap the machine's are swept of the uid's files too) do
+    not outlive the run: not for the next submission to read, nor to fill the disk or the
+    memory."""
     token = f"lab-left-{os.getpid()}-{time.monotonic_ns()}"
     places = [Path("/tmp") / token, Path("/var/tmp") / token, Path("/dev/shm") / token]
     code = (
@@ -468,12 +472,248 @@ def test_what_a_sandbox_leaves_in_the_machines_scratch_folders_is_gone_after_it(
     done = run_sandboxed(python(code), timeout=60)
     assert done.returncode == 0, done.stderr
     written = [line.split()[0] for line in done.stdout.splitlines() if line.endswith("written")]
-    assert written or mode.bwrap, done.stdout  # without bwrap they are the machine's folders
+    assert written or mode.bwrap, done.stdout  # without bwrap all three can be written
     try:
         assert [p for p in places if os.path.lexists(p)] == []
     finally:
         for place in places:
             shutil.rmtree(place, ignore_errors=True)
+
+
+SCRATCH = ["/tmp", "/var/tmp", "/dev/shm"]
+# Writes a file named NAME in each scratch folder, says how each went, then waits to be killed.
+WRITE_AND_WAIT = """
+import os, time
+for place in PLACES:
+    try:
+        with open(os.path.join(place, NAME), "w") as out:
+            out.write("mine")
+        print(place, "written", flush=True)
+    except OSError as error:
+        print(place, "refused", error.errno, flush=True)
+print("done", flush=True)
+time.sleep(120)
+"""
+# Says, for each scratch folder, whether a file named NAME is there.
+LOOK = "import os\nfor place in PLACES: print(place, os.path.exists(os.path.join(place, NAME)))"
+
+
+def test_two_sandboxes_at_once_never_see_each_others_scratch_files(mode: Mode) -> None:
+    """Each command has a /tmp, /var/tmp and /dev/shm of its own, without bwrap too: while it
+    runs, what it wrote there is neither in the machine's folders nor in another sandbox's."""
+    name = f"lab-scratch-{os.getpid()}-{time.monotonic_ns()}"
+    setup = f"PLACES = {SCRATCH!r}\nNAME = {name!r}\n"
+    try:
+        with Sandbox() as first, Sandbox() as second:
+            writer = first.popen(python(setup + WRITE_AND_WAIT), stderr=subprocess.DEVNULL)
+            assert writer.stdout is not None
+            said = []
+            with writer.stdout as lines:
+                while (line := lines.readline().decode().strip()) not in ("done", ""):
+                    said.append(line)
+                on_the_machine = [p for p in SCRATCH if os.path.lexists(f"{p}/{name}")]
+                looked = second.run(python(setup + LOOK), timeout=60)
+    finally:
+        for place in SCRATCH:
+            with contextlib.suppress(OSError):
+                os.unlink(f"{place}/{name}")
+    written = [line.split()[0] for line in said if line.endswith("written")]
+    # bubblewrap shows no /var at all; the machine's three are covered without it.
+    assert written == (["/tmp", "/dev/shm"] if mode.bwrap else SCRATCH), said
+    assert on_the_machine == []
+    assert looked.stdout.split() == [word for place in SCRATCH for word in (place, "False")]
+
+
+# Writes a little more than each scratch folder's cap into it, and says how each went.
+FILL_SCRATCH = """
+import os
+for place, size in SIZES:
+    path = os.path.join(place, "lab-filler")
+    try:
+        with open(path, "wb") as out:
+            for _ in range(size // 2**20 + 1):
+                out.write(b"0" * 2**20)
+        print(place, "written")
+    except OSError as error:
+        print(place, "refused", error.errno)
+    finally:
+        if os.path.exists(path):
+            os.remove(path)
+"""
+
+
+def test_writing_past_a_scratch_folders_cap_is_refused(mode: Mode) -> None:
+    """A command's /tmp and /var/tmp hold 64 MB and its /dev/shm 16 MB, without bwrap too:
+    one more megabyte fails with ENOSPC, and the machine's disk and memory are not filled."""
+    sizes = [("/tmp", TMP_SIZE), ("/var/tmp", TMP_SIZE), ("/dev/shm", SHM_SIZE)]
+    done = run_sandboxed(python(f"SIZES = {sizes!r}\n" + FILL_SCRATCH), timeout=120)
+    said = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    expected = {"/tmp": "refused 28", "/dev/shm": "refused 28"}
+    if not mode.bwrap:  # under bubblewrap there is no /var/tmp to write to
+        expected["/var/tmp"] = "refused 28"
+    assert {place: said.get(place) for place in expected} == expected, done.stdout + done.stderr
+
+
+# Fills /tmp with 60 MB (under its cap of 64), then says so.
+HOG_TMP = """
+with open("/tmp/lab-hog", "wb") as out:
+    for _ in range(60):
+        out.write(b"0" * 2**20)
+print("written")
+"""
+
+
+def test_what_a_command_writes_to_its_tmp_counts_against_its_memory_cap(mode: Mode) -> None:
+    """Its /tmp is memory, counted in the submission's cgroup: 60 MB there under a cap of 40 MB
+    stops it, where the machine's /tmp (a disk) would have taken them uncounted."""
+    with Sandbox(Limits(memory=40 * 2**20)) as box:
+        if box.cgroup is None:
+            pytest.skip("no cgroup here: the watch counts processes' memory, not files")
+        done = box.run(python(HOG_TMP), timeout=60)
+        # The kernel's OOM killer may end it before the sandbox's watch looks: ask the cgroup.
+        why = done.stopped or box.cgroup.tripped()
+    assert "written" not in done.stdout
+    assert "more than 40 MB of memory" in why, done.stdout + done.stderr
+
+
+# Says what the command reaches: its home, the socket in a folder of its own, one in /tmp
+# itself, and a file in a folder shown to it on purpose.
+REACH = """
+import json, os, socket
+def greeting(path):
+    try:
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(path)
+            return client.recv(100).decode()
+    except OSError as error:
+        return f"refused {error.errno}"
+note = os.path.join(os.environ["HOME"], "note")
+with open(note, "w") as out:
+    out.write("kept")
+with open(note) as back, open(SHOWN) as shown:
+    print(json.dumps({
+        "home": back.read(), "cwd": os.getcwd(), "shown": shown.read(),
+        "folder": greeting(IN_FOLDER), "tmp": greeting(IN_TMP),
+    }))
+"""
+
+
+@contextlib.contextmanager
+def greeter(path: Path) -> Iterator[None]:
+    """A Unix socket at path, which any user may connect to, that says hello to each caller."""
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    os.chmod(path, 0o777)
+    server.listen()
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            with connection:
+                connection.sendall(b"hello")
+
+    threading.Thread(target=serve, name="greeter", daemon=True).start()
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            server.shutdown(socket.SHUT_RDWR)  # wakes the accept
+        server.close()
+        path.unlink(missing_ok=True)
+
+
+def test_a_command_still_reaches_its_home_its_database_socket_and_what_it_is_shown(
+    mode: Mode,
+) -> None:
+    """Its own /tmp covers the machine's, not what the command needs from there: its home (its
+    cwd), a database's socket folder named in a postgresql:// URL (a socket right in /tmp,
+    too) and a folder the caller exposes are all still there."""
+    folder = Path(tempfile.mkdtemp(prefix="lab-socket-test-"))
+    shown = Path(tempfile.mkdtemp(prefix="lab-shown-test-"))
+    port = next(p for p in range(41000 + os.getpid() % 9000, 60000) if not in_tmp(p).exists())
+    try:
+        folder.chmod(0o711)  # entered, not listed: as a cluster's socket folder
+        shown.chmod(0o755)
+        (shown / "data.txt").write_text("shown", encoding="utf-8")
+        (shown / "data.txt").chmod(0o644)
+        code = (
+            f"IN_FOLDER = {str(folder / '.s.PGSQL.5432')!r}\nIN_TMP = {str(in_tmp(port))!r}\n"
+            f"SHOWN = {str(shown / 'data.txt')!r}\n" + REACH
+        )
+        env = {
+            "DATABASE_URL": f"postgresql://ada@/lab?host={folder}&port=5432",
+            "OTHER_URL": f"postgresql://ada@/lab?host=/tmp&port={port}",
+        }
+        with (
+            greeter(folder / ".s.PGSQL.5432"),
+            greeter(in_tmp(port)),
+            Sandbox(expose=[shown]) as box,
+        ):
+            done = box.run(python(code), timeout=60, env=env)
+            home = str(box.home)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(shown, ignore_errors=True)
+    seen = json.loads(done.stdout or "{}")
+    assert seen == {
+        "home": "kept",
+        "cwd": home,
+        "shown": "shown",
+        "folder": "hello",
+        "tmp": "hello",
+    }, done.stderr
+
+
+def in_tmp(port: int) -> Path:
+    """Where a Postgres whose socket folder is /tmp itself listens on port."""
+    return Path("/tmp") / f".s.PGSQL.{port}"
+
+
+# Says which interpreter runs it, where it imports the kit from, and whether a file is there.
+SEES_ITS_KIT = "import labs, os, sys; print(sys.prefix, labs.__file__, os.path.exists(sys.argv[1]))"
+
+
+def test_an_interpreter_and_a_kit_under_tmp_still_run_in_the_sandbox(mode: Mode) -> None:
+    """A grader run from a virtualenv and a copy of the kit in a private folder of /tmp (as a CI
+    clone may be): its sandboxed commands still start that interpreter and import that kit,
+    with /tmp their own, and the checkout's solution there stays out of sight."""
+    scratch = Path(tempfile.mkdtemp(prefix="lab-kit-test-"))  # mode 0700, as mkdtemp makes it
+    try:
+        place = scratch / "place"
+        place.mkdir(mode=0o755)
+        venv = place / "venv"
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)],
+            check=True,
+            capture_output=True,
+        )
+        kit = place / "kit"
+        shutil.copytree(REPO_ROOT / "labs", kit / "labs", ignore=shutil.ignore_patterns("*.pyc"))
+        answer = kit / "solution" / "answer.py"
+        answer.parent.mkdir()
+        answer.write_text("ANSWER = 42\n", encoding="utf-8")
+        code = (
+            "import sys\nfrom labs.sandbox.box import run_sandboxed\n"
+            f"argv = [sys.executable, '-c', {SEES_ITS_KIT!r}, {str(answer)!r}]\n"
+            "done = run_sandboxed(argv, timeout=60)\n"
+            "print(done.stdout.strip() or done.stderr[-1000:])\n"
+        )
+        done = subprocess.run(
+            [str(venv / "bin" / "python"), "-c", code],
+            cwd=kit,
+            env={**os.environ, "PYTHONPATH": str(kit)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    expected = [str(venv), str(kit / "labs" / "__init__.py"), "False"]
+    assert done.stdout.split() == expected, done.stdout + done.stderr
 
 
 def test_the_checkouts_history_tests_and_other_trees_are_out_of_sight(mode: Mode) -> None:
