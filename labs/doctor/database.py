@@ -232,9 +232,10 @@ def leftover_finding(cursor: Any, clean: bool) -> Finding:
             )
         return Finding(
             "ok",
-            _("removed what {count} interrupted grading runs left: their roles, schemas and databases").format(
-                count=len(removed)
-            ),
+            _(
+                "removed what {count} interrupted grading runs left: their roles, schemas "
+                "and databases"
+            ).format(count=len(removed)),
         )
     found = leftovers(cursor)
     if not found:

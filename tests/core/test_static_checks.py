@@ -1,4 +1,5 @@
-"""The code's own bars: mypy strict on the trees (no explicit Any), mypy on the kit, ruff."""
+"""The code's own bars: mypy strict on the trees (no explicit Any), mypy on the kit and its
+tests, ruff."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ def test_both_trees_typecheck_strictly_with_no_explicit_any() -> None:
     assert "Success: no issues found" in result.stdout
 
 
-def test_the_lab_kit_and_the_dashboard_typecheck() -> None:
-    """labs/ and web/ pass mypy with the project's settings."""
-    result = run(sys.executable, "-m", "mypy", "labs", "web")
+def test_the_lab_kit_the_dashboard_and_the_tests_typecheck() -> None:
+    """labs/, web/ and tests/ pass mypy with the project's settings."""
+    result = run(sys.executable, "-m", "mypy", "labs", "web", "tests")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
