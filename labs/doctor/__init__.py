@@ -10,15 +10,16 @@ database.py at the server DATABASE_URL names.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-VERDICTS = ("ok", "fix", "warn", "info")
+Verdict = Literal["ok", "fix", "warn", "info"]
 
 
 @dataclass(frozen=True)
 class Finding:
     """One line of the doctor's report."""
 
-    verdict: str  # one of VERDICTS
+    verdict: Verdict
     text: str
 
     @property

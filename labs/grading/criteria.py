@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from labs.checking.rules import Rule
 
@@ -13,6 +14,8 @@ TYPECHECK_POINTS = 10
 MIGRATION_POINTS = 10
 ON_POSTGRES = "on Postgres: "  # how a note on the Postgres checks as a whole begins
 
+Kind = Literal["memory", "postgres", "typecheck", "migration"]  # what a criterion grades
+
 
 @dataclass(frozen=True)
 class Criterion:
@@ -21,7 +24,7 @@ class Criterion:
     key: str  # stable id, e.g. "memory-3", "typecheck"
     title: str
     points: int
-    kind: str  # "memory", "postgres", "typecheck" or "migration"
+    kind: Kind
     check: int | None = None  # the self-check number, for the check criteria
 
 
@@ -69,6 +72,9 @@ CRITERIA: list[Criterion] = [
 ]
 
 
+Status = Literal["pass", "fail", "skip", "error"]  # how a criterion went
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a submission did on one criterion: pass, fail, skip or error.
@@ -82,7 +88,7 @@ class Outcome:
     fail, and results.json calls it an error.
     """
 
-    status: str  # "pass", "fail", "skip" or "error"
+    status: Status
     message: str = ""  # why it failed: expected, got and hint, a line each
     output: str = ""  # the kit's details beside the message: a check's last calls, mypy's lines
     test_code: str = ""  # what the criterion does, in a sentence

@@ -334,15 +334,17 @@ def clean_leftovers(cursor: Any) -> tuple[list[str], list[str]]:
     """Drop what killed grading runs left; return the runs removed (by the name of their
     tenant) and what could not be.
 
-    A run's database goes first: what its roles owned there goes with it.
+    Every leftover database goes first: a run's roles (of another token) may own a schema
+    in one, and cannot be dropped while it stands.
     """
+    found = leftovers(cursor)
     removed, failed = [], []
-    for names in leftovers(cursor):
+    for names in found:
         try:
             drop_database(cursor, names.tenant)
         except psycopg2.Error as error:
             failed.append(f"dropping database {names.tenant}: {first_line(error)}")
-            continue
+    for names in found:
         problems = drop_roles(cursor, names)
         failed += problems
         if not problems:

@@ -47,11 +47,6 @@ def allow_unsafe(allowed: bool = True) -> None:
     _unsafe = allowed
 
 
-def unsafe_allowed() -> bool:
-    """Whether --unsafe-no-sandbox was given in this process."""
-    return _unsafe
-
-
 def find_bwrap() -> str | None:
     """bwrap on the grader's PATH, if it is there and makes its namespaces as this user."""
     found = shutil.which("bwrap")

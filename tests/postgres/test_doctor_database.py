@@ -12,8 +12,9 @@ import pytest
 
 from labs.doctor.database import database_findings, guessed_method
 from labs.grading.on_postgres_roles import connect_admin, create_roles, drop_roles
+from labs.grading.on_postgres_url import on_database
 from labs.pg.cluster import TempCluster, free_port
-from labs.pg.tenants import new_names
+from labs.pg.tenants import Names, new_names
 from labs.trees.finding import REPO_ROOT
 from tests.support.stock_servers import compose_role, started, superuser, until_accepted
 
@@ -118,14 +119,18 @@ def test_trust_over_tcp_is_warned_about(pg_cluster: TempCluster) -> None:
 
 
 def test_leftovers_of_a_killed_run_are_named_then_removed_with_clean(debian: TempCluster) -> None:
-    """Roles, a schema and a submission's database no grader holds are a fix naming them;
-    --clean removes them."""
+    """A submission's database, and roles whose schema is in it, no grader holds: a fix naming
+    them; --clean removes them all, the database first, whichever token sorts first (the
+    roles cannot be dropped while the schema they own stands)."""
     url = debian.create_database("leftovers")
-    names, database = new_names(), new_names()
-    admin = connect_admin(url, names.marker)
+    names, database = Names("0000000000"), Names("ffffffffff")
+    admin = connect_admin(url, database.marker)
     with admin.cursor() as cursor:
-        create_roles(cursor, names)
         cursor.execute(f'CREATE DATABASE "{database.tenant}"')
+    inside = connect_admin(on_database(url, database.tenant), names.marker)
+    with inside.cursor() as cursor:
+        create_roles(cursor, names)
+    inside.close()
     admin.close()  # the grader is gone: what it made is left behind
     assert one(said(url), names.tenant) == "fix"
     assert one(said(url), database.tenant) == "fix"
