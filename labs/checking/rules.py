@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from labs.term.i18n import N_, _
 
+CHECK_NUMBERS = range(1, 7)  # the six checks, by number: every rule here belongs to one
+
 
 @dataclass(frozen=True)
 class Rule:

@@ -22,6 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+from labs.checking.rules import CHECK_NUMBERS
 from labs.pg.cluster import find_bindir
 from labs.sandbox.files import remove_tree
 from labs.sandbox.modes import require_isolation
@@ -125,7 +126,7 @@ def broken_grade(label: str, why: str, database_url: str | None = None) -> Grade
 
 def trouble(grade: Grade) -> str:
     """Why the checks could not run at all (import error, endless loop), if that happened."""
-    messages = [grade.outcomes[f"memory-{n}"].message for n in range(1, 7)]
+    messages = [grade.outcomes[f"memory-{n}"].message for n in CHECK_NUMBERS]
     if all(m.startswith(COULD_NOT_RUN) or "did not finish importing" in m for m in messages):
         return messages[0]
     if any(TIMED_OUT in m for m in messages):

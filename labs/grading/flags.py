@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from labs.checking.rules import CHECK_NUMBERS
 from labs.trees.finding import tree_root
 from labs.trees.regions import RegionError, parse_regions, read_lines, regions_by_file
 
@@ -188,7 +189,7 @@ def criteria_flagged(flags: list[Flag]) -> dict[str, list[Flag]]:
         elif flag.check is not None:
             keys = [f"memory-{flag.check}", f"postgres-{flag.check}"]
         else:  # an added import serves no one check: it may reach any of them
-            keys = [f"{store}-{n}" for store in ("memory", "postgres") for n in range(1, 7)]
+            keys = [f"{store}-{n}" for store in ("memory", "postgres") for n in CHECK_NUMBERS]
         for key in keys:
             keyed.setdefault(key, []).append(flag)
     return keyed

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from labs.checking.result import CheckResult
+from labs.checking.rules import CHECK_NUMBERS
 from labs.checking.runner import Report, run_checks
 from labs.sandbox.box import STOPPED
 from labs.sandbox.launcher import SandboxedLauncher
@@ -27,7 +28,6 @@ from labs.sandbox.network import url_needs_network
 from ..untrusted import clean_text
 from .criteria import Outcome
 
-CHECK_NUMBERS = range(1, 7)
 COULD_NOT_RUN = "the checks could not run: "
 TRACE_LIMIT = 1500  # characters of a check's trace kept beside its message: the last calls
 TIMED_OUT = "still running after"  # the driver's words for a check it stopped

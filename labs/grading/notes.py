@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from labs.checking.rules import CHECK_NUMBERS
 from labs.sandbox.box import STOPPED
 
 from ..untrusted import clean_text
 from .criteria import ON_POSTGRES, Grade
 from .edits import SHOWN, edits_note, edits_outside_regions
 from .flags import Flag
-from .isolate import CHECK_NUMBERS
 
 NEEDS_REVIEW = "needs review: "
 UNSAFE = (

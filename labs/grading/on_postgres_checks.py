@@ -7,12 +7,13 @@ from pathlib import Path
 
 import psycopg2
 
+from labs.checking.rules import CHECK_NUMBERS
 from labs.pg.errors import NotPlainTablesError
 
 from .criteria import Outcome
 from .errors import GradingRefusedError, MigrationFailedError
 from .indexes import read_indexes
-from .isolate import CHECK_NUMBERS, check_outcomes
+from .isolate import check_outcomes
 from .migration import migration_files, no_migration_message
 from .migration_flaws import blame, migration_flaws
 from .on_postgres import NOT_GRADED, after_migration, migrated_schema, not_plain

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from labs.checking.rules import CHECK_NUMBERS
 from labs.term.i18n import _
 from labs.trees.finding import REPO_ROOT
 
@@ -100,7 +101,7 @@ def read_report(path: Path) -> tuple[dict[int, bool], str]:
             entry = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if entry.get("type") == "result" and entry.get("number") in range(1, 7):
+        if entry.get("type") == "result" and entry.get("number") in CHECK_NUMBERS:
             verdicts[int(entry["number"])] = bool(entry.get("passed"))
         elif entry.get("type") == "report":
             error = str(entry.get("error") or "")
@@ -125,7 +126,7 @@ def verify_checks(settings: Settings, store: str) -> Verification:
         if error or not verdicts:
             why = error or last_line(done.stderr) or f"exit code {done.returncode}"
             return Verification(store, UNKNOWN, phrase(store, "unknown", why=why))
-    failing = [n for n in range(1, 7) if not verdicts.get(n, False)]
+    failing = [n for n in CHECK_NUMBERS if not verdicts.get(n, False)]
     if not failing:
         return Verification(store, OK, phrase(store, "ok"))
     listed = ", ".join(map(str, failing))

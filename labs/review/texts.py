@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from labs.term.columns import wrap
+from labs.term.i18n import ENGLISH, current
 
 HERE = Path(__file__).resolve().parent
-ENGLISH = "en"
 # The language of the request being served, set by the dashboard; unset in the terminal.
 REQUEST_LANGUAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "request_language", default=None
@@ -29,10 +29,6 @@ def current_language() -> str:
     """The request's language in the dashboard, else the process's (labs.term.i18n's choice)."""
     if REQUEST_LANGUAGE.get():
         return str(REQUEST_LANGUAGE.get())
-    try:
-        from labs.term.i18n import current  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return ENGLISH
     return str(current())
 
 
