@@ -1,5 +1,5 @@
 """python -m labs: the lab kit's command line."""
 
-from labs.term.cli import main
+from labs.commands.cli import main
 
 raise SystemExit(main())

@@ -23,7 +23,9 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, replace
 
+from .agent import SLOW_MESSAGE
 from .cpu import Meter, per_operation, pids_meter, postgres_meter, sample, self_meter
+from .httpclient import HttpConnection
 from .stats import Measurement, summarize
 
 # One client: called with a sequence number, returns True when the operation succeeded.
@@ -146,8 +148,6 @@ def http_sender(
     spec: dict[str, object], connections: int, message: str
 ) -> Callable[[int, int], bool]:
     """send(connection, sequence) for open_loop: POST /chat on one of `connections` keep-alives."""
-    from .httpclient import HttpConnection
-
     port, tag = int(str(spec["port"])), uuid.uuid4().hex[:8]
     pool = [HttpConnection("127.0.0.1", port, timeout=120) for _ in range(connections)]
     for connection in pool:
@@ -213,7 +213,6 @@ def store_clients(spec: dict[str, object], count: int) -> list[Operation]:
 
 def http_clients(spec: dict[str, object], count: int) -> list[Operation]:
     """(c) POST /chat through the server, one keep-alive connection per client."""
-    from .httpclient import HttpConnection
 
     def client(number: int) -> Operation:
         connection = HttpConnection("127.0.0.1", int(str(spec["port"])))
@@ -236,9 +235,6 @@ def http_clients(spec: dict[str, object], count: int) -> list[Operation]:
 
 def accept_under_load(spec: dict[str, object], meters: dict[str, Meter]) -> Measurement:
     """(d) Probe clients POST /chat while 16 slow agent runs are in flight."""
-    from .agent import SLOW_MESSAGE
-    from .httpclient import HttpConnection
-
     port, slow = int(str(spec["port"])), int(str(spec["slow_runs"]))
     session_id, tag = str(spec["session_id"]), uuid.uuid4().hex[:8]
     stop = threading.Event()

@@ -14,8 +14,8 @@ from labs.checking.report import LivePrinter, ReportLines, results_v3
 from labs.checking.result import CheckResult
 from labs.checking.results import write_results
 from labs.checking.runner import draw_seed, run_checks, unknown_check_keys
-from labs.grading import self_total
 from labs.grading.results import score_lines
+from labs.review import self_total
 from labs.term.i18n import _
 from labs.trees.finding import TreeLoadError, find_tree
 

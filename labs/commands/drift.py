@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from labs.grading.drift import behaviour_drift
 from labs.term.i18n import _
-from labs.trees.drift import behaviour_drift, tree_drift
+from labs.trees.drift import tree_drift
 from labs.trees.finding import tree_root
 
 

@@ -55,8 +55,8 @@ def first_failing(root: Path) -> tuple[int | None, int]:
 
     The second value is the exit code for None: 0 when all six pass, 1 when they could not run.
     """
+    from labs.review.progress import error_lines, failing, fresh_report
     from labs.term.layout import terminal_width
-    from labs.term.progress import error_lines, failing, fresh_report
 
     print(message("hint", "finding"), file=sys.stderr, flush=True)
     report = fresh_report(root)

@@ -9,9 +9,9 @@ import wcwidth
 
 from labs.checking.checks import CHECKS
 from labs.checking.runner import Report
+from labs.review.progress import error_lines, failing, fresh_report, next_todo, score
 from labs.term.i18n import _
 from labs.term.layout import marks, terminal_width, wrapped
-from labs.term.progress import error_lines, failing, fresh_report, next_todo, score
 
 from . import learner_tree
 

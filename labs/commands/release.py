@@ -14,13 +14,12 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 from labs.term.i18n import _
 from labs.trees.finding import REPO_ROOT
-from labs.trees.regions import IGNORED_DIRS, IGNORED_SUFFIXES
+from labs.trees.regions import project_files
 
 from ..grading.actions import (
     PLACEHOLDER_REF,
@@ -134,29 +133,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help=_("the full commit hash of that repository the workflow pins"),
     )
     parser.set_defaults(func=run)
-
-
-def project_files(root: Path = REPO_ROOT) -> list[str]:
-    """The project's own files, relative: what git tracks or would track, else a walk."""
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-            cwd=root,
-            capture_output=True,
-            check=True,
-            timeout=30,
-        ).stdout.decode()
-        names = [name for name in listed.split("\0") if name and (root / name).is_file()]
-    except (OSError, subprocess.SubprocessError):
-        names = [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()]
-        names = [n for n in names if not n.startswith((".git/", ".env"))]
-    return sorted(
-        name
-        for name in names
-        if not IGNORED_DIRS.intersection(Path(name).parts)
-        and not name.endswith(IGNORED_SUFFIXES)
-        and ".egg-info/" not in name
-    )
 
 
 def released(name: str) -> bool:

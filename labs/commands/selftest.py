@@ -32,6 +32,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(args: argparse.Namespace) -> int:
     """Run the checks on the tree; the exit code says whether all six passed."""
-    from labs.checking.selftest import selftest
+    from labs.review.selftest import selftest
 
     return selftest(tree_root(args.tree))

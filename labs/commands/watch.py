@@ -6,9 +6,9 @@ import argparse
 import sys
 import threading
 
+from labs.review.rerun import watch_tree
 from labs.term.i18n import _
 from labs.term.keys import single_keys
-from labs.term.watch import watch_tree
 
 from . import learner_tree
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from labs.checking.checks import CHECKS
 from labs.checking.rules import Rule
 
 # Memory checks carry most of the grade: they are what a learner fixes first.
@@ -29,8 +30,7 @@ class Criterion:
 
 
 def _check_criteria() -> list[Criterion]:
-    from labs.checking.checks import CHECKS
-
+    """One criterion for each check on each store."""
     return [
         *(
             Criterion(

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from labs.trees.finding import REPO_ROOT
+from labs.trees.regions import project_files
 
 
 class WheelError(Exception):
@@ -17,8 +18,6 @@ class WheelError(Exception):
 
 def build_wheel(out: Path, root: Path = REPO_ROOT) -> Path:
     """Build the kit's wheel into out (made if missing) with pip; return its path."""
-    from labs.commands.release import project_files
-
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="lab-wheel-") as scratch:
         source = Path(scratch) / "src"

@@ -11,7 +11,9 @@ the grader itself failed.
 It grades only under the configuration labs.grading.pytest_main pins (see
 pinned_config_problem): a plain `pytest --lab-tree` would have read the
 tree's own ini file and conftest.py before this plugin ran, so it is refused.
-Without --lab-tree the plugin does nothing.
+Without --lab-tree the plugin does nothing. It loads in every pytest run where the kit
+is installed (a pytest11 entry point), so its hooks import the grader only when
+they grade.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The learner's day beyond the checks: hints, reset, review questions and the checklist.
+"""The learner's loop: the self-check and its total, watch and progress, hints, reset, review
+questions and the checklist.
 
-Every sentence a learner reads here comes from a TOML file in this folder,
-so the texts can be translated without touching the code.
+The hints, the questions and the checklist are written in TOML files in this
+folder, so they can be translated without touching the code.
 """

@@ -50,10 +50,10 @@ from .files import remove_tree
 from .limits import Isolation, Limits
 from .modes import find_bwrap, require_isolation
 from .network import socket_file, socket_folder
+from .process_watch import over_caps
 from .reading import read_to_end
 from .trampoline import covers, network_namespaces, private_scratch, scratch_places, trampoline
 from .users import Slot, kill_user, remove_files_of
-from .watch import over_caps
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 STOPPED = "the submission was stopped: "  # how a report says the sandbox stopped it

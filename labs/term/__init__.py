@@ -1,1 +1,4 @@
-"""The terminal: the command line, the learner's language, columns, and watch mode."""
+"""The text layer: the learner's language, columns and layout, single keys.
+
+It imports nothing else of the kit, so every package may use it.
+"""

@@ -1,14 +1,15 @@
 """The drift guard: starter and solution differ only inside the marked regions.
 
 Three promises keep the lab honest, and each broken one is reported with the
-file and line to look at:
+file and line to look at. The two kept here compare files:
 
 1. Outside the regions the two trees are identical, file for file.
 2. Every TODO(check N) region of the starter has its counterpart, the
    SOLUTION marker for the same check, at the same place in the solution,
    and the reverse.
-3. The starter fails exactly the checks its regions serve; the solution
-   passes all six.
+
+The third (the starter fails exactly the checks its regions serve, the
+solution passes all six) runs the checks: labs/grading/drift.py.
 """
 
 from __future__ import annotations
@@ -167,28 +168,3 @@ def tree_drift(starter: Path | None = None, solution: Path | None = None) -> Dri
         report.drift.extend(drift)
         report.notes.extend(notes)
     return report
-
-
-def behaviour_drift(starter: str = "starter", solution: str = "solution") -> list[Drift]:
-    """The starter must fail exactly the checks its regions serve; the solution pass all six."""
-    from labs.checking.runner import run_checks
-
-    from .regions import checks_served
-
-    expected_failing = checks_served(tree_root(starter))
-    found: list[Drift] = []
-    for spec, should_fail in ((starter, expected_failing), (solution, set())):
-        report = run_checks(spec)
-        if report.error:
-            found.append(Drift(f"{spec}/", f"the checks could not run: {report.error}"))
-            continue
-        failing = {int(r.key) for r in report.six if not r.passed}
-        if failing != should_fail:
-            found.append(
-                Drift(
-                    f"{spec}/",
-                    f"fails checks {sorted(failing) or 'none'}, "
-                    f"expected {sorted(should_fail) or 'none'}",
-                )
-            )
-    return found

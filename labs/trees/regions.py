@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from .finding import REPO_ROOT
 
 OPENER = re.compile(
     r"^(?P<indent>[ \t]*)#\s*(?P<tag>TODO|SOLUTION)\(check (?P<check>\d+)\):?\s*"
@@ -186,3 +189,26 @@ def copy_tree(source: Path, destination: Path) -> Path:
         source, destination, ignore=shutil.ignore_patterns(*IGNORED_DIRS, "*.pyc", "*.egg-info")
     )
     return destination
+
+
+def project_files(root: Path = REPO_ROOT) -> list[str]:
+    """The project's own files, relative: what git tracks or would track, else a walk."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            cwd=root,
+            capture_output=True,
+            check=True,
+            timeout=30,
+        ).stdout.decode()
+        names = [name for name in listed.split("\0") if name and (root / name).is_file()]
+    except (OSError, subprocess.SubprocessError):
+        names = [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()]
+        names = [n for n in names if not n.startswith((".git/", ".env"))]
+    return sorted(
+        name
+        for name in names
+        if not IGNORED_DIRS.intersection(Path(name).parts)
+        and not name.endswith(IGNORED_SUFFIXES)
+        and ".egg-info/" not in name
+    )

@@ -22,13 +22,13 @@ import wcwidth
 from labs.checking.checks import CHECKS
 from labs.checking.result import CheckResult
 from labs.checking.runner import Report
-from labs.checking.selftest import selftest
 from labs.commands import diff, drift, release, review, typecheck
+from labs.commands.cli import COMMAND_MODULES, build_parser, main
 from labs.grading.actions import PLACEHOLDER_REPOSITORY
 from labs.review import questions
+from labs.review.rerun import summary_lines
+from labs.review.selftest import selftest
 from labs.term import i18n
-from labs.term.cli import COMMAND_MODULES, build_parser, main
-from labs.term.watch import summary_lines
 from labs.trees.diff import tree_diff
 from labs.trees.finding import REPO_ROOT, tree_root
 from tests.support.english import english_runs

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from labs.checking.extra import EXTRA_CHECKS
-from labs.term.cli import main
+from labs.commands.cli import main
 from labs.trees.finding import REPO_ROOT, TreeLoadError, load_tree
 
 EXTRA_KEYS = [check.key for check in EXTRA_CHECKS]

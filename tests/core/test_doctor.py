@@ -24,7 +24,7 @@ from labs.trees.finding import REPO_ROOT
 WITHOUT = (
     "import sys\n"
     "sys.modules.update(dict.fromkeys(m for m in sys.argv[1].split(',') if m))\n"
-    "from labs.term.cli import main\n"
+    "from labs.commands.cli import main\n"
     "raise SystemExit(main(['doctor', *sys.argv[2:]]))\n"
 )
 

@@ -1,12 +1,27 @@
 """The kit's modules import each other in one direction: no module of labs/ imports one that
-imports it back, wherever the import stands (inside a function, or for type checking only)."""
+imports it back, wherever the import stands (inside a function, or for type checking only),
+and its packages stand in layers, each importing only those below it."""
 
 from __future__ import annotations
 
 from labs.trees.finding import REPO_ROOT
-from tests.support.imports import cycles, import_graph
+from tests.support.imports import cycles, import_graph, package_of, upward_imports
 
 LABS = REPO_ROOT / "labs"
+# The kit's packages from the bottom up; a package imports only those before it in this order.
+LAYERS = (
+    # Text: the learner's language, columns, layout, single keys, and the kit's version.
+    ("version", "term"),
+    # What the checks stand on: trees and their regions, untrusted text, the lesson, Postgres.
+    ("untrusted", "trees", "lesson", "pg"),
+    # The checks, the sandbox they run in for grading, the benchmark, and grading itself.
+    ("checking", "sandbox", "bench", "grading"),
+    # The learner's loop (watch, progress, hints, the self-check's total) and the doctor.
+    ("doctor", "review"),
+    # The commands with their command line, then the dashboard.
+    ("commands", "__main__", "web"),
+)
+ORDER = [package for layer in LAYERS for package in layer]
 
 
 def test_the_graph_sees_imports_at_the_top_in_functions_and_for_typing() -> None:
@@ -27,3 +42,34 @@ def test_the_cycle_finder_finds_a_cycle_it_is_shown() -> None:
 def test_no_kit_module_imports_one_that_imports_it_back() -> None:
     """No import cycles anywhere in labs/, packages' __init__ modules included."""
     assert cycles(import_graph(LABS)) == []
+
+
+def test_the_layer_rule_reports_an_import_from_below_and_a_package_it_does_not_know() -> None:
+    """An arrow up the order, and one from a package not in it, are named; arrows down are not."""
+    graph = {
+        "labs.term.i18n": {"labs.checking.runner"},
+        "labs.checking.runner": {"labs.term.i18n", "labs.checking.report"},
+        "labs.checking.report": set(),
+        "labs.newcomer.thing": {"labs.term.i18n"},
+    }
+    order = ["term", "checking"]
+    assert upward_imports(graph, order) == [
+        ("labs.newcomer.thing", "labs.term.i18n"),
+        ("labs.term.i18n", "labs.checking.runner"),
+    ]
+
+
+def test_every_package_of_the_kit_and_the_dashboard_imports_only_packages_below_it() -> None:
+    """labs/ and web/ read as layers: text, foundations, checks and grading, the learner's
+    loop, then the commands and the dashboard; none imports a package above it."""
+    graph = import_graph(LABS, REPO_ROOT / "web")
+    del graph["labs"]  # the kit's root package: a docstring, importing nothing
+    assert sorted({package_of(m) for m in graph}) == sorted(ORDER)
+    assert upward_imports(graph, ORDER) == []
+
+
+def test_the_text_layer_imports_nothing_else_of_the_kit() -> None:
+    """labs/term (the language, columns, layout, keys) stands on the standard library alone."""
+    graph = import_graph(LABS)
+    arrows = {t for m, targets in graph.items() if package_of(m) == "term" for t in targets}
+    assert {package_of(t) for t in arrows} <= {"term"}

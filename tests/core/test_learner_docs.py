@@ -69,7 +69,7 @@ MIGRATION_MESSAGE = re.compile(r"revision --autogenerate -m \\?([\"'])(.*?)\\?\1
 
 def test_every_migration_command_in_the_repository_gives_the_same_message() -> None:
     """README, handouts, MOCK, the kit's messages and pages: one `-m` message for the migration."""
-    from labs.commands.release import project_files
+    from labs.trees.regions import project_files
 
     found: dict[str, set[str]] = {}
     for name in project_files():

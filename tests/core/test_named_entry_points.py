@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from labs.commands.cli import build_parser
 from labs.grading.actions import WORKFLOW_PATH, grading_workflow
-from labs.term.cli import build_parser
 from labs.trees.finding import REPO_ROOT
 
 # What the learners' repository holds (labs release writes them) and what instructors read.

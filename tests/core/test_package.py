@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from labs.commands.cli import CONSOLE_SCRIPT
 from labs.grading.kitwheel import build_wheel
-from labs.term.cli import CONSOLE_SCRIPT
 from labs.trees.finding import REPO_ROOT
 from labs.version import DISTRIBUTION, kit_version
 
@@ -53,7 +53,7 @@ def test_the_wheel_names_a_console_script_for_the_kit(wheel: zipfile.ZipFile) ->
     (entry_points,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
     parsed = configparser.ConfigParser()
     parsed.read_string(wheel.read(entry_points).decode())
-    assert parsed["console_scripts"][CONSOLE_SCRIPT] == "labs.term.cli:main"
+    assert parsed["console_scripts"][CONSOLE_SCRIPT] == "labs.commands.cli:main"
 
 
 def test_the_axe_tests_still_find_axe_core_in_the_checkout() -> None:

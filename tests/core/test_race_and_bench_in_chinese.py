@@ -21,10 +21,10 @@ from labs.bench.memory import MemoryCost
 from labs.bench.model import BenchReport
 from labs.bench.report import format_report
 from labs.bench.stats import Measurement
+from labs.commands.cli import build_parser
 from labs.commands.race import database_problem, format_outcome, within, wrapped
 from labs.lesson.race import GUARDED, NAIVE, PathOutcome, RaceOutcome
 from labs.term import i18n
-from labs.term.cli import build_parser
 from labs.term.i18n import _
 from tests.support.english import english_runs
 
@@ -158,7 +158,7 @@ def test_the_race_errors_speak_chinese(speak: None) -> None:
 
 @pytest.mark.parametrize("command", ["race", "bench"])
 def test_the_help_of_race_and_bench_speaks_chinese(speak: None, command: str) -> None:
-    """The description and every option's help (argparse's own -h belongs to labs.term.cli)."""
+    """The description and every option's help (argparse's own -h belongs to labs.commands.cli)."""
     for language, english_left in ((i18n.CHINESE, False), (i18n.ENGLISH, True)):
         i18n.use(language)
         parser = subparser(build_parser(), command)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from labs.trees.drift import behaviour_drift, tree_drift
+from labs.grading.drift import behaviour_drift
+from labs.trees.drift import tree_drift
 from labs.trees.finding import REPO_ROOT, tree_root
 
 

@@ -23,7 +23,7 @@ from labs.grading.feedback import folder_names, junit_xml, markdown_report, writ
 from labs.grading.grader import Grader
 from labs.grading.results import Tally, results_json, score_lines
 from labs.grading.server_choice import chosen_server
-from labs.term.watch import watch_tree
+from labs.review.rerun import watch_tree
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree
 from tests.grading import submissions as make

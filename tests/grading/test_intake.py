@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from labs.commands.cli import build_parser
 from labs.grading import intake
 from labs.grading.class_database import refuse_role
 from labs.grading.errors import BrokenSubmissionError, GradingRefusedError
@@ -22,7 +23,6 @@ from labs.grading.left_out import LARGE_FILE
 from labs.grading.on_postgres_roles import SAFE_CREATEROLE
 from labs.grading.tree_choice import Chosen, choose_tree
 from labs.sandbox.limits import MiB
-from labs.term.cli import build_parser
 from labs.trees.finding import SUBPACKAGES
 
 PACKINGS = ["folder", "zip"]

@@ -17,10 +17,10 @@ import wcwidth
 from labs.checking.hints import Hint
 from labs.checking.result import CheckResult
 from labs.checking.runner import Report
+from labs.review.progress import with_folders
+from labs.review.rerun import summary_lines, watch_tree
 from labs.term import i18n
 from labs.term.layout import failure_lines
-from labs.term.progress import with_folders
-from labs.term.watch import summary_lines, watch_tree
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree
 

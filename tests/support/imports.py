@@ -35,9 +35,15 @@ def imports_of(path: Path, modules: set[str]) -> set[str]:
     return {m for m in found if m in modules and m != name}
 
 
-def import_graph(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, set[str]]:
-    """Each module under folder and the modules under folder it imports (skip: folders left out)."""
-    paths = sorted(p for p in folder.rglob("*.py") if not any(part in skip for part in p.parts))
+def import_graph(*folders: Path, skip: tuple[str, ...] = ()) -> dict[str, set[str]]:
+    """Each module under the folders and the modules under them it imports (skip: folders left
+    out)."""
+    paths = sorted(
+        p
+        for folder in folders
+        for p in folder.rglob("*.py")
+        if not any(part in skip for part in p.parts)
+    )
     modules = {module_name(p) for p in paths}
     return {module_name(p): imports_of(p, modules) for p in paths}
 
@@ -59,4 +65,25 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
     for module in sorted(graph):
         walk(module, [])
+    return found
+
+
+def package_of(module: str) -> str:
+    """labs.grading.batch -> grading, labs.version -> version, web.views.runs -> web."""
+    parts = module.split(".")
+    return parts[0] if parts[0] != "labs" else parts[1] if len(parts) > 1 else "labs"
+
+
+def upward_imports(graph: dict[str, set[str]], order: list[str]) -> list[tuple[str, str]]:
+    """Each import (importer, imported) whose package stands at or after the importer's in
+    `order`, between different packages; a package missing from `order` is reported too."""
+    rank = {package: index for index, package in enumerate(order)}
+    found = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            mine, theirs = package_of(module), package_of(target)
+            if mine == theirs:
+                continue
+            if rank.get(theirs, len(order)) >= rank.get(mine, -1):
+                found.append((module, target))
     return found

@@ -8,6 +8,8 @@ from flask import Blueprint, Response
 
 from labs.checking.checks import CHECKS
 from labs.term.i18n import N_
+from labs.trees.diff import tree_diff
+from labs.trees.finding import tree_root
 
 from ..i18n import Sentence, Verbatim, _, translated
 from ..lab import lab
@@ -21,9 +23,6 @@ def diff_context() -> dict[str, Any]:
     """The hunks grouped by check, or the reason there are none."""
     trees = lab().trees
     try:
-        from labs.trees.diff import tree_diff
-        from labs.trees.finding import tree_root
-
         by_check = tree_diff(tree_root(trees["starter"]), tree_root(trees["solution"]))
     except Exception as error:  # a tree mid-edit may not parse; say so instead of failing
         said = Verbatim(f"{type(error).__name__}: {error}")

@@ -12,11 +12,10 @@ import os
 import sys
 from pathlib import Path
 
+from labs.checking.launch import ForkLauncher, default_launcher
+from labs.checking.protocol import Launcher, host_spec
 from labs.term.i18n import _
 from labs.trees.finding import TreeLoadError, find_tree
-
-from .launch import ForkLauncher, default_launcher
-from .protocol import Launcher, host_spec
 
 
 def selftest(root: Path) -> int:
@@ -42,10 +41,10 @@ def selftest(root: Path) -> int:
     launcher: Launcher = default_launcher()
     if isinstance(launcher, ForkLauncher):  # the host imports the tree while we import the checks
         launcher.prestart(host_spec(tree.root, tree.package, store_kind, url, None))
-    from labs.grading import self_total  # the grader's verdicts on the rest, for the total
+    from labs.checking.report import LivePrinter
+    from labs.checking.runner import draw_seed, run_checks
 
-    from .report import LivePrinter
-    from .runner import draw_seed, run_checks
+    from . import self_total  # the grader's verdicts on the rest, for the total
 
     others = self_total.start(tree.root, store_kind)  # beside the checks, in a process of its own
     seed = draw_seed()

@@ -22,14 +22,15 @@ from typing import TextIO
 
 from labs.checking.checks import CHECKS
 from labs.checking.runner import Report
-from labs.grading import self_total
 from labs.grading.results import score_lines
-from labs.review.texts import message
+from labs.term.i18n import N_, _
+from labs.term.layout import failure_lines, terminal_width, wrapped
 from labs.trees.regions import IGNORED_DIRS, source_files
 
-from .i18n import N_, _
-from .layout import failure_lines, terminal_width, wrapped
+from . import self_total
+from .hints import hint_lines, tier_to_show
 from .progress import Runner, error_lines, failing, fresh_report, score
+from .texts import message
 
 Snapshot = dict[str, tuple[float, int]]
 
@@ -110,7 +111,6 @@ def summary_lines(tree: str, report: Report, width: int | None = None) -> list[s
 
 def next_hint(root: Path, report: Report, width: int | None = None) -> list[str]:
     """The next tier of hints for the first failing check, or a word that none is needed."""
-    from labs.review.hints import hint_lines, tier_to_show
 
     left = failing(report)
     if not left:

@@ -12,11 +12,10 @@ from typing import Any
 
 import wcwidth
 
+from labs.term import i18n
+from labs.term.columns import ColumnWrapper
+from labs.term.i18n import N_, _
 from labs.version import version_text
-
-from . import i18n
-from .columns import ColumnWrapper
-from .i18n import N_, _
 
 CONSOLE_SCRIPT = "koda-lab"  # pyproject's [project.scripts] name for main()
 

@@ -5,7 +5,7 @@ points for the six on the other store, the typecheck and the tree's own
 migration. So that both print the same total for the same tree, the
 self-check asks the grader itself for those verdicts: a Grader on the tree
 as it is, on the Postgres the grader would choose (server_choice.py), in a
-process of its own while the checks run (`python -m labs.grading.self_total
+process of its own while the checks run (`python -m labs.review.self_total
 TREE DIGEST STORE`, which prints them as JSON).
 
 A verdict depends on nothing but the tree's files, its migration scripts,
@@ -30,14 +30,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from labs.review.state import state_dir
+from labs.grading.criteria import CRITERIA, Outcome
+from labs.grading.migration import migration_files
+from labs.grading.server_choice import chosen_server, grading_place
+from labs.grading.typecheck import baseline_cache, baseline_key, baseline_places
 from labs.term.i18n import _
 from labs.trees.finding import REPO_ROOT
 
-from .criteria import CRITERIA, Outcome
-from .migration import migration_files
-from .server_choice import chosen_server, grading_place
-from .typecheck import baseline_cache, baseline_key, baseline_places
+from .state import state_dir
 
 KEPT_FILE = "verdicts.json"
 KEPT_AT_MOST = 64  # verdicts kept; the oldest go first
@@ -114,7 +114,7 @@ def read_kept() -> dict[str, object]:
 def judge(tree: Path, ran: str) -> dict[str, Outcome]:
     """The outcomes of every criterion but the checks on the store `ran`, from the grader, for
     the tree as it is."""
-    from .grader import Grader  # the grader's imports, in the process that judges
+    from labs.grading.grader import Grader  # the grader's imports, in the process that judges
 
     grader = Grader(tree, database_url=chosen_server())
     wanted = [c for c in CRITERIA if c.kind != ran]
@@ -176,7 +176,7 @@ def start(tree: Path, ran: str = "memory") -> Pending:
             flush=True,
         )
     child = subprocess.Popen(
-        [sys.executable, "-m", "labs.grading.self_total", str(tree), digest, ran],
+        [sys.executable, "-m", "labs.review.self_total", str(tree), digest, ran],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,

@@ -16,12 +16,12 @@ from pathlib import Path
 
 from labs.checking.checks import CHECKS
 from labs.checking.runner import Report, run_checks
-from labs.review.hints import Place, markers, places
-from labs.review.texts import message
+from labs.term.i18n import _
+from labs.term.layout import wrapped
 from labs.trees.regions import source_files
 
-from .i18n import _
-from .layout import wrapped
+from .hints import Place, markers, places
+from .texts import message
 
 Runner = Callable[[Path], Report]
 SHORT_FILE = re.compile(r"\(([\w.-]+\.py), line (\d+)\)")
