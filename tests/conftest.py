@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from labs.trees.finding import REPO_ROOT, TREE_NAMES, find_tree, import_tree
-from tests.support.pgcluster import TempCluster, find_bindir
+from tests.support.pgcluster import TempCluster, drop_database_of, find_bindir
 
 # Both trees declare tables of the same names on SQLModel. Imported through the lab kit, each
 # tree's tables get a registry of their own, so a test may import from both; a plain `import
@@ -86,7 +86,7 @@ def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
     name = f"koda_test_{uuid.uuid4().hex[:12]}"
     url = pg_cluster.create_database(name)
     yield url
-    pg_cluster.drop_database(name)
+    drop_database_of(pg_cluster, name)
 
 
 _skipped_postgres: list[str] = []

@@ -9,51 +9,96 @@ that ended (however it ended).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from labs.checking.checks import CHECKS
 from labs.checking.extra import EXTRA_CHECKS
+from labs.checking.hints import Hint
+from labs.checking.report import result_from_json
+from labs.checking.result import CheckResult
+from labs.checking.trace import Event
 from labs.term.i18n import N_
+from labs.term.layout import VERDICTS
 
-from .i18n import Localized, Sentence, Verbatim, localized
+from .i18n import Localized, Sentence, Verbatim, _, localized
 from .sequence import Diagram, draw_sequence
 
 # Every check the child will run, in its order: the six, then the extras. Their titles are
 # the English msgids (the page translates them); a finished check's title is the child's.
-PLANNED: list[tuple[str, int | None, str]] = [
-    (str(c.number), c.number, c.title) for c in CHECKS
-] + [(c.key, None, c.title) for c in EXTRA_CHECKS]
+PLANNED: list[tuple[str, int | None, str]] = [(c.key, c.number, c.title) for c in CHECKS] + [
+    (c.key, c.number, c.title) for c in EXTRA_CHECKS
+]
 # A row with one of these statuses has its verdict; starting, running and waiting ones do not
 # yet. The first row is "starting" until the child says its check began (the child's
 # interpreter, and the tree's host, take about a second to start).
 FINISHED = ("pass", "fail", "not run")
+# What a row without a verdict says in its mark's place: how far the run has got to it.
+PROGRESS = {
+    "running": N_("… RUNNING"),
+    "starting": N_("… STARTING"),
+    "waiting": N_("· WAITING"),
+    "not run": N_("– NOT RUN"),
+}
 
 
 @dataclass
 class CheckRow:
-    """One row of the checks view."""
+    """One row of the checks view: a check's result, and how far the run has got to it.
 
-    key: str
-    number: int | None
-    title: str
+    Until its line comes, the result is the check alone (its key, number and title).
+    """
+
+    result: CheckResult
     status: str  # pass, fail, not run; while the run goes on: starting, running, waiting
-    duration_ms: float | None = None
     # The child's words (in every language: web/check_child.py), or why there is no verdict.
     message: str | Sentence | Localized = ""
     hint: str | Localized = ""
-    events: list[dict[str, str]] = field(default_factory=list)
+    reported: bool = False  # whether the result is the one the check's report line gave
+
+    @property
+    def key(self) -> str:
+        """The check's key: its number, or an extra check's name."""
+        return self.result.key
+
+    @property
+    def number(self) -> int | None:
+        """The check's number (None for an extra check)."""
+        return self.result.number
+
+    @property
+    def title(self) -> str:
+        """The check's title, an English msgid the page translates."""
+        return self.result.title
 
     @property
     def extra(self) -> bool:
         """Extra checks are labelled and never counted in the six."""
-        return self.number is None
+        return self.result.extra
+
+    @property
+    def duration_ms(self) -> float | None:
+        """How long the check took, once it has its report line."""
+        return self.result.duration_ms if self.reported else None
+
+    @property
+    def events(self) -> list[Event]:
+        """The calls the check's trace recorded."""
+        return self.result.events
+
+    @property
+    def mark(self) -> str:
+        """The row's verdict with its mark, or how far the run has got, in the page's language."""
+        if self.status in ("pass", "fail"):
+            mark, word = VERDICTS[self.status == "pass"]
+            return f"{mark} {_(word)}"
+        return _(PROGRESS.get(self.status, PROGRESS["not run"]))
 
     @property
     def diagram(self) -> Diagram | None:
         """The sequence diagram of the check's trace, if it recorded one."""
-        return draw_sequence(self.events) if self.events else None
+        return draw_sequence([e.as_dict() for e in self.events]) if self.events else None
 
 
 class ReportTail:
@@ -89,15 +134,16 @@ def build_rows(lines: list[dict[str, Any]], *, running: bool) -> list[CheckRow]:
     results = {e["key"]: e for e in lines if e.get("type") == "result"}
     started = {e.get("key") for e in lines if e.get("type") == "start"}
     rows: list[CheckRow] = []
-    for key, number, title in PLANNED:
-        entry = results.get(key)
+    for planned in PLANNED:
+        check = CheckResult(*planned)
+        entry = results.get(check.key)
         if entry is not None:
             rows.append(_row_from(entry))
         elif running and all(r.status in FINISHED for r in rows):
             # Between two checks the next one counts as running: only the first one starts.
-            rows.append(CheckRow(key, number, title, "running" if started else "starting"))
+            rows.append(CheckRow(check, "running" if started else "starting"))
         else:
-            rows.append(CheckRow(key, number, title, "waiting"))
+            rows.append(CheckRow(check, "waiting"))
     return rows
 
 
@@ -120,17 +166,17 @@ def final_rows(
     rows: list[CheckRow] = []
     blamed = False
     above = Sentence(N_("not run: the reason is above the rows")) if error else ""
-    for key, number, title in PLANNED:
-        entry = results.get(key)
+    for planned in PLANNED:
+        check = CheckResult(*planned)
+        entry = results.get(check.key)
         if entry is not None:
             rows.append(_row_from(entry))
         elif not blamed and error:
             # The first check without a result is the one that hung, crashed or never began.
-            rows.append(CheckRow(key, number, title, "fail", message=stopped or above))
+            rows.append(CheckRow(check, "fail", stopped or above))
             blamed = True
         else:
-            status = "fail" if error and number is not None else "not run"
-            rows.append(CheckRow(key, number, title, status, message=above))
+            rows.append(CheckRow(check, "fail" if error and not check.extra else "not run", above))
     return rows, error
 
 
@@ -161,26 +207,23 @@ def expected_and_got(entry: dict[str, Any]) -> str | Sentence:
     return "\n".join(lines[:-1] if entry.get("hint") else lines)  # the hint is shown apart
 
 
-def hint_of(entry: dict[str, Any]) -> str | Localized:
+def hint_of(entry: dict[str, Any], hint: Hint | None) -> str | Localized:
     """Where to edit, and what the tree's marker (or the check) says there."""
-    hint = entry.get("hint")
-    if not isinstance(hint, dict):
+    if hint is None:
         return ""
-    where = f"{hint.get('path')}:{hint.get('line')}"
     if "texts" not in entry:
-        return f"{where}  {hint.get('text', '')}".strip()
+        return str(hint)
     said = localized(entry["texts"], "hint")
+    where = f"{hint.path}:{hint.line}"
     return Localized({lang: f"{where}  {text}".strip() for lang, text in said.texts.items()})
 
 
 def _row_from(entry: dict[str, Any]) -> CheckRow:
+    result = result_from_json(entry)
     return CheckRow(
-        key=entry["key"],
-        number=entry.get("number"),
-        title=entry["title"],
-        status="pass" if entry.get("passed") else "fail",
-        duration_ms=entry.get("duration_ms"),
-        message="" if entry.get("passed") else expected_and_got(entry),
-        hint=hint_of(entry),
-        events=list(entry.get("events", [])),
+        result,
+        "pass" if result.passed else "fail",
+        message="" if result.passed else expected_and_got(entry),
+        hint=hint_of(entry, result.hint),
+        reported=True,
     )

@@ -8,6 +8,11 @@ import htmx_flask  # type: ignore[import-untyped]
 from flask import Response, render_template
 
 
+def wants_fragment() -> bool:
+    """Whether this request is htmx's own (not a boosted navigation): it gets the fragment."""
+    return bool(htmx_flask.request.htmx) and not htmx_flask.request.htmx.boosted
+
+
 def render_view(
     page: str,
     fragment: str,
@@ -20,8 +25,7 @@ def render_view(
 
     The page includes the fragment, so both see exactly the same context.
     """
-    wants_fragment = bool(htmx_flask.request.htmx) and not htmx_flask.request.htmx.boosted
-    body = render_template(fragment if wants_fragment else page, **context)
+    body = render_template(fragment if wants_fragment() else page, **context)
     response: Response = htmx_flask.make_response(body, status)
     if reswap:
         # Set by hand: htmx-flask 0.1.0 lists "beforebegin" "afterbegin" without a comma,

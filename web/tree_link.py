@@ -14,9 +14,10 @@ on a learner's loop, or on a queue, for more than that.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -56,6 +57,21 @@ class TreeBusyError(TreeNotAnsweringError):
     def __init__(self, seconds: float) -> None:
         super().__init__(seconds)
         self.args = (f"the line to the tree stayed busy for {seconds:g} s",)
+
+
+@contextlib.contextmanager
+def answering(session: HostSession, seconds: float, stop: Callable[[], None]) -> Iterator[None]:
+    """Turn a host that gave no answer within seconds, or stopped, into TreeNotAnsweringError,
+    once stop() has ended it."""
+    try:
+        yield
+    except HostTimeoutError:
+        stop()
+        raise TreeNotAnsweringError(seconds) from None
+    except HostError:
+        said = clean_text(session.process.stderr_tail().strip(), 400)
+        stop()
+        raise TreeNotAnsweringError(None, said) from None
 
 
 class SteadyLauncher:
@@ -130,16 +146,11 @@ class TreeLink:
             session = self._session or self._start()
             session.deadline = time.monotonic() + self.timeout
             try:
-                return session.call(op, quiet=True, **args)
-            except HostTimeoutError:
-                self._stop()
-                raise TreeNotAnsweringError(self.timeout) from None
-            except HostError:
-                said = clean_text(session.process.stderr_tail().strip(), 400)
-                self._stop()
-                raise TreeNotAnsweringError(None, said) from None
+                with answering(session, self.timeout, self._stop):
+                    value = session.call(op, quiet=True, **args)
             finally:
                 session.events.clear()  # the bench keeps no traces
+            return value
         finally:
             self._lock.release()
 
@@ -148,17 +159,12 @@ class TreeLink:
         session = HostSession.start(self.launcher, spec, self.start_timeout)
         session.deadline = time.monotonic() + self.start_timeout
         try:
-            return session, str(session.call("open_bench", quiet=True))
-        except HostTimeoutError:
-            session.kill()
-            raise TreeNotAnsweringError(self.start_timeout) from None
-        except HostError:
-            said = clean_text(session.process.stderr_tail().strip(), 400)
-            session.kill()
-            raise TreeNotAnsweringError(None, said) from None
+            with answering(session, self.start_timeout, session.kill):
+                kind = str(session.call("open_bench", quiet=True))
         except RefusedError:  # the store did not open
             session.kill()
             raise
+        return session, kind
 
     def _start(self) -> HostSession:
         """A new host, its store opened for a bench; the caller holds the lock."""

@@ -1,7 +1,8 @@
 """The gateway under a production WSGI server: gunicorn, on a loopback port, for a while.
 
 Used by the benchmark and by the reliability tests, which need real server
-processes (several at once, on one database) rather than Flask's test client.
+processes (several at once, on one database) rather than Flask's test client;
+with a settings file (deploy/gunicorn.conf.py), it is the gateway as deployed.
 """
 
 from __future__ import annotations
@@ -39,12 +40,19 @@ class GatewayServer:
         threads: int = 8,
         port: int | None = None,
         graceful_stop: bool = True,
+        config: Path | None = None,
+        start_timeout: float = 30.0,
     ) -> None:
         self.app = app
         self.port = port or free_port()
         self.workers, self.threads = workers, threads
-        # The server sees only the store chosen here, never a MOCK=1 left in the shell.
-        self.env = {k: v for k, v in os.environ.items() if k != "MOCK"} | dict(env)
+        # A settings file gives every other setting; without one, the bench's own below.
+        self.config = config
+        self.start_timeout = start_timeout
+        # The server sees only the store chosen here, never a MOCK=1 or a DATABASE_URL left
+        # in the shell.
+        inherited = {k: v for k, v in os.environ.items() if k not in ("MOCK", "DATABASE_URL")}
+        self.env = inherited | dict(env)
         self.log = Path(tempfile.mkstemp(prefix="koda-gunicorn-", suffix=".log")[1])
         self.process: subprocess.Popen[bytes] | None = None
         # SIGTERM lets requests in flight finish (up to --graceful-timeout); SIGQUIT does not.
@@ -52,28 +60,26 @@ class GatewayServer:
 
     def command(self) -> list[str]:
         """The gunicorn command line."""
+        if self.config is not None:
+            settings = ["--config", str(self.config)]
+        else:
+            settings = ["--worker-class", "gthread", "--graceful-timeout", "5", "--timeout", "60"]
+            settings += ["--keep-alive", "5"]
         return [
             sys.executable,
             "-m",
             "gunicorn",
-            "--worker-class",
-            "gthread",
+            *settings,
             "--workers",
             str(self.workers),
             "--threads",
             str(self.threads),
             "--bind",
             f"127.0.0.1:{self.port}",
-            "--graceful-timeout",
-            "5",
-            "--timeout",
-            "60",
-            "--keep-alive",
-            "5",
             self.app,
         ]
 
-    def start(self, timeout: float = 30.0) -> GatewayServer:
+    def start(self, timeout: float | None = None) -> GatewayServer:
         """Start gunicorn and wait until every worker can answer /healthz."""
         self.launch()
         return self.wait_ready(timeout)
@@ -86,10 +92,11 @@ class GatewayServer:
             )
         return self
 
-    def wait_ready(self, timeout: float = 30.0) -> GatewayServer:
-        """Wait until every worker of a launched server can answer /healthz."""
+    def wait_ready(self, timeout: float | None = None) -> GatewayServer:
+        """Wait until every worker of a launched server can answer /healthz (by default for
+        start_timeout seconds)."""
         assert self.process is not None, "launch() first"
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (self.start_timeout if timeout is None else timeout)
         while len(self.worker_pids()) < self.workers or not self._healthy():
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.stop()

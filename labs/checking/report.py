@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
 
 from labs.term.i18n import _
 from labs.term.layout import failure_lines, marks, terminal_width
 
+from .hints import Hint
 from .result import CheckResult
 from .results import TestEntry, results_document
 from .runner import Report
+from .trace import Event
 
 
 class LivePrinter:
@@ -127,6 +129,24 @@ def result_json(result: CheckResult) -> dict[str, object]:
         "hint": {"path": hint.path, "line": hint.line, "text": hint.text} if hint else None,
         "events": [event.as_dict() for event in result.events],
     }
+
+
+def result_from_json(entry: Mapping[str, Any]) -> CheckResult:
+    """A result read back from the line result_json wrote for it (the dashboard's rows)."""
+    hint = entry.get("hint")
+    return CheckResult(
+        key=str(entry["key"]),
+        number=entry.get("number"),
+        title=str(entry["title"]),
+        passed=bool(entry.get("passed")),
+        duration_ms=float(entry.get("duration_ms") or 0.0),
+        expected=str(entry.get("expected", "")),
+        got=str(entry.get("got", "")),
+        hint=Hint(str(hint.get("path")), int(hint.get("line") or 1), str(hint.get("text", "")))
+        if isinstance(hint, dict)
+        else None,
+        events=[Event.from_dict(event) for event in entry.get("events", [])],
+    )
 
 
 class ReportLines:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from labs.term.i18n import _
+from labs.term.layout import EXPECTED, GOT, HINT
 
 from .hints import Hint
 from .rules import Rule
@@ -45,10 +46,10 @@ class CheckResult:
         """One paragraph for a failure; empty for a pass."""
         if self.passed:
             return ""
-        lines = [_("expected: {text}").format(text=self.expected)]
-        lines.append(_("got:      {text}").format(text=self.got))
+        lines = [_(EXPECTED).format(text=self.expected)]
+        lines.append(_(GOT).format(text=self.got))
         if self.hint:
-            lines.append(_("hint:     {text}").format(text=self.hint))
+            lines.append(_(HINT).format(text=self.hint))
         return "\n".join(lines)
 
     def trace_lines(self) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -46,6 +46,11 @@ class Event:
     def as_dict(self) -> dict[str, str]:
         """Return the event as plain JSON-ready data."""
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> Event:
+        """The event as_dict gave this data for (a report line read back)."""
+        return cls(**{name: str(data.get(name, "")) for name in cls.__dataclass_fields__})
 
     @property
     def text(self) -> str:

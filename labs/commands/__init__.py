@@ -7,6 +7,7 @@ imports its libraries inside the function that runs it: `labs --help` and
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -24,3 +25,22 @@ def learner_tree(name: str) -> Path | None:
         print(_("error: {error}").format(error=not_a_tree), file=sys.stderr)
         return None
     return root
+
+
+def add_tree_option(parser: argparse.ArgumentParser) -> None:
+    """--tree: the tree a learner's command runs the checks on (default: starter)."""
+    parser.add_argument(
+        "--tree",
+        default="starter",
+        help=_("starter, solution, or the path of a copy of the starter tree"),
+    )
+
+
+def add_timeout_option(parser: argparse.ArgumentParser) -> None:
+    """--timeout: how long a check may hang before it counts as failed."""
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        help=_("seconds before a hanging check counts as failed (default: 10)"),
+    )

@@ -19,6 +19,8 @@ from labs.review import self_total
 from labs.term.i18n import _
 from labs.trees.finding import TreeLoadError, find_tree
 
+from . import add_tree_option
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the check command."""
@@ -30,11 +32,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "on the in-memory store or on Postgres."
         ),
     )
-    parser.add_argument(
-        "--tree",
-        default="starter",
-        help=_("starter, solution, or the path of a copy of the starter tree"),
-    )
+    add_tree_option(parser)
     parser.add_argument("--store", choices=["memory", "postgres"], default="memory")
     parser.add_argument(
         "--database-url",

@@ -13,16 +13,8 @@ from typing import TextIO
 
 from labs.grading.server_choice import CHOICES, chosen_server, grading_place
 from labs.sandbox.errors import NoIsolationError
-from labs.sandbox.modes import (
-    BWRAP_FLAG,
-    BWRAP_HELP,
-    UNSAFE_FLAG,
-    allow_unsafe,
-    machine_isolation,
-    require_isolation,
-)
+from labs.sandbox.modes import BWRAP_FLAG, BWRAP_HELP, UNSAFE_FLAG, machine_isolation
 from labs.sandbox.network import url_needs_network
-from labs.term import i18n
 from labs.term.i18n import _
 
 from ..grading.batch import grade_all
@@ -30,7 +22,8 @@ from ..grading.class_report import CLASS_REPORT, terminal_lines, write_class_rep
 from ..grading.criteria import Grade
 from ..grading.errors import GradingRefusedError, OutputError
 from ..grading.feedback import FOLDER, write_class_feedback
-from ..grading.outputs import GRADER_UMASK, output_folder
+from ..grading.outputs import output_folder
+from ..grading.session import begin_grading
 from ..grading.summary import table_lines, write_csv, write_markdown
 from ..grading.tree_choice import TREE_NAME, tree_name_error
 
@@ -178,12 +171,8 @@ def default_out(now: datetime, here: Path | None = None) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Grade, print the table, write the files; exit 0 when grading itself worked."""
-    # Grades are records an instructor compares and programs read: always in English.
-    i18n.use(i18n.ENGLISH)
-    os.umask(GRADER_UMASK)  # grades are the instructor's: no one else reads them
-    allow_unsafe(args.unsafe_no_sandbox)
     try:  # before anything is written: the first line names the mode, or why none will do
-        isolation = require_isolation(bwrap=args.require_bwrap)
+        isolation = begin_grading(unsafe=args.unsafe_no_sandbox, bwrap=args.require_bwrap)
     except NoIsolationError as error:
         print(f"grade: {error}", file=sys.stderr)
         return 2
@@ -199,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"grade: {error}", file=sys.stderr)
         return 2
-    tcp_database = bool(database_url) and url_needs_network(database_url or "")
+    tcp_database = url_needs_network(database_url)
     started = time.perf_counter()
     progress = Progress(len(args.submissions), sys.stderr)
     try:

@@ -13,7 +13,7 @@ from labs.review.progress import error_lines, failing, fresh_report, next_todo, 
 from labs.term.i18n import _
 from labs.term.layout import marks, terminal_width, wrapped
 
-from . import learner_tree
+from . import add_timeout_option, add_tree_option, learner_tree
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,17 +27,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "check's failure points at, with its file:line and instruction."
         ),
     )
-    parser.add_argument(
-        "--tree",
-        default="starter",
-        help=_("starter, solution, or the path of a copy of the starter tree"),
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=10.0,
-        help=_("seconds before a hanging check counts as failed (default: 10)"),
-    )
+    add_tree_option(parser)
+    add_timeout_option(parser)
     parser.set_defaults(func=run)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from labs.term.i18n import _
 from labs.trees.finding import REPO_ROOT, tree_root
+from labs.trees.typechecking import mypy_command
 
 from ..review.texts import message
 
@@ -37,23 +38,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help=_("trees to check (default: starter solution, those present)"),
     )
     parser.set_defaults(func=run)
-
-
-def typecheck_command(paths: list[str]) -> list[str]:
-    """The mypy command line for these tree directories."""
-    config = REPO_ROOT / "pyproject.toml"
-    if not config.is_file():  # an installed kit: the same settings, shipped beside it
-        config = REPO_ROOT / "labs" / "mypy.toml"
-    return [
-        sys.executable,
-        "-m",
-        "mypy",
-        "--config-file",
-        str(config),
-        "--strict",
-        "--disallow-any-explicit",
-        *paths,
-    ]
 
 
 def named_together(names: list[str]) -> str:
@@ -93,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             str(folder / root.relative_to(REPO_ROOT) if root.is_relative_to(REPO_ROOT) else root)
             for root in roots
         ]
-        return wait_for(subprocess.Popen(typecheck_command(paths), cwd=folder))
+        return wait_for(subprocess.Popen(mypy_command(paths), cwd=folder))
 
 
 def wait_for(mypy: subprocess.Popen[bytes]) -> int:

@@ -10,7 +10,7 @@ from labs.review.rerun import watch_tree
 from labs.term.i18n import _
 from labs.term.keys import single_keys
 
-from . import learner_tree
+from . import add_timeout_option, add_tree_option, learner_tree
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,20 +26,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "hint for the first failing check, r runs the checks again, q quits (so does Ctrl-C)."
         ),
     )
-    parser.add_argument(
-        "--tree",
-        default="starter",
-        help=_("starter, solution, or the path of a copy of the starter tree"),
-    )
+    add_tree_option(parser)
     parser.add_argument(
         "--poll", action="store_true", help=_("poll for changes instead of using file events")
     )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=10.0,
-        help=_("seconds before a hanging check counts as failed (default: 10)"),
-    )
+    add_timeout_option(parser)
     parser.set_defaults(func=run)
 
 

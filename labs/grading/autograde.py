@@ -31,16 +31,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from labs.sandbox.errors import NoIsolationError
-from labs.sandbox.modes import BWRAP_FLAG, BWRAP_HELP, require_isolation
+from labs.sandbox.modes import BWRAP_FLAG, BWRAP_HELP
 from labs.term.i18n import _
 from labs.version import version_text
 
-from .outputs import GRADER_UMASK, private_results_folder, read_private, write_safely
+from .outputs import private_results_folder, read_private, write_safely
+from .session import begin_grading
 
 RESULTS = "results.json"
 JUNIT = "junit.xml"
@@ -62,12 +62,11 @@ def grade(tree: Path, into: Path, require_bwrap: bool = False) -> int:
     from .platforms import classroom50_result, feedback_markdown, gradescope_results, step_summary
     from .pytest_main import main
 
-    os.umask(GRADER_UMASK)
     if not (tree / "__init__.py").is_file():
         print(f"autograde: {tree} is not a lab tree (no __init__.py): nothing graded")
         return NOT_GRADED
     try:  # before the grader's Postgres starts or a folder is made (pytest_main says it again)
-        require_isolation(bwrap=require_bwrap)
+        begin_grading(bwrap=require_bwrap)
     except NoIsolationError as error:
         print(f"autograde: {error}", file=sys.stderr)
         return NOT_GRADED

@@ -21,16 +21,12 @@ DATABASE_URL. From 16 on, CREATEROLE only reaches roles its holder made.
 
 from __future__ import annotations
 
-from typing import Any
-
 from labs.pg.tenants import new_names
 from labs.term.i18n import _
 
 from .errors import GradingRefusedError
 from .on_postgres import Tenant, as_role, ensure_logins
 from .on_postgres_roles import (
-    OWN_CLUSTER_ADVICE,
-    SAFE_CREATEROLE,
     connect_admin,
     create_roles,
     drop_roles,
@@ -56,7 +52,7 @@ def check_class_database(database_url: str) -> None:
         ) from None
     try:
         with admin.cursor() as cursor:
-            refuse_role(cursor)
+            refuse_without_privileges(cursor, roles=True)
     finally:
         admin.close()
     names = new_names()
@@ -77,35 +73,6 @@ def check_class_database(database_url: str) -> None:
                     drop_roles(cursor, names)
         finally:
             admin.close()
-
-
-def refuse_role(cursor: Any) -> None:
-    """Refuse a role that lacks what grading a class needs, with advice that never widens it
-    unsafely."""
-    refuse_widening_advice(cursor)
-    refuse_without_privileges(cursor, roles=True)
-
-
-def refuse_widening_advice(cursor: Any) -> None:
-    """On Postgres 15 or older, refuse a role that could grade only with CREATEROLE.
-
-    The refusal asks for what is safe there instead of the grant.
-    """
-    cursor.execute(
-        "SELECT current_setting('server_version_num')::int, r.rolname::text, r.rolsuper,"
-        " r.rolcreaterole FROM pg_catalog.pg_roles r WHERE r.rolname = current_user"
-    )
-    version, role, superuser, createrole = cursor.fetchone()
-    if version < SAFE_CREATEROLE and not superuser and not createrole:
-        raise GradingRefusedError(without_createrole(role, version // 10000))
-
-
-def without_createrole(role: str, major: int) -> str:
-    """What to do when a role lacks CREATEROLE on a server where granting it is unsafe."""
-    return _(
-        "the role {role} may not create the submissions' roles, and on PostgreSQL {major} "
-        "CREATEROLE would let it make itself a superuser: {advice}"
-    ).format(role=role, major=major, advice=_(OWN_CLUSTER_ADVICE))
 
 
 def check_throwaway() -> None:

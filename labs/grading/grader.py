@@ -199,7 +199,7 @@ class Grader:
         return typecheck_tree(self.graded_tree, self.tree.name, self.typecheck_timeout)
 
     def preset_typecheck(self, outcome: Outcome) -> None:
-        """Take the typecheck's outcome from a class's run (typecheck_trees)."""
+        """Take the typecheck's outcome from a class's run (batch.py typechecks one by one)."""
         self._other["typecheck"] = outcome
 
     def migration(self) -> Outcome:

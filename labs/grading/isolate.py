@@ -23,7 +23,6 @@ from labs.checking.rules import CHECK_NUMBERS
 from labs.checking.runner import Report, run_checks
 from labs.sandbox.box import STOPPED
 from labs.sandbox.launcher import SandboxedLauncher
-from labs.sandbox.network import url_needs_network
 
 from ..untrusted import clean_text
 from .criteria import Outcome
@@ -129,11 +128,6 @@ def with_stops(outcomes: dict[int, Outcome], stops: list[str]) -> dict[int, Outc
         number: outcome if outcome.passed else replace(outcome, message=f"{why}; {outcome.message}")
         for number, outcome in outcomes.items()
     }
-
-
-def needs_network(database_url: str | None) -> bool:
-    """Whether the checks need the network: only to reach a database over TCP."""
-    return bool(database_url) and url_needs_network(database_url or "")
 
 
 def fail_rest(outcomes: dict[int, Outcome], why: str) -> None:

@@ -39,15 +39,16 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import psycopg2
 from psycopg2 import sql
 
+from labs.pg.databases import end_sessions
 from labs.pg.errors import NotPlainTablesError
 from labs.pg.plain import PINNED, TABLES, ensure_plain_tables
 from labs.pg.tenants import Names, new_names
 from labs.sandbox.box import Sandbox
+from labs.sandbox.network import url_needs_network
 from labs.trees.finding import REPO_ROOT
 from labs.untrusted import clean_text
 
 from .errors import GradingRefusedError, MigrationFailedError
-from .isolate import needs_network
 from .migration_flaws import elsewhere
 from .on_postgres_roles import (
     TENANT_CONNECTIONS,
@@ -122,7 +123,7 @@ def apply_migration(tenant: Tenant, versions: Path, timeout: float) -> None:
     labs.pg.migrate builds Alembic's Config around the environment the kit
     ships, so a kit installed without its checkout (no alembic.ini) runs it too.
     """
-    with Sandbox(network=needs_network(tenant.url)) as box:
+    with Sandbox(network=url_needs_network(tenant.url)) as box:
         shared = box.share(versions, "versions")
         command = [sys.executable, "-m", "labs.pg.migrate", "--tree", "starter"]
         command += ["--schema", tenant.schema, "--versions", str(shared)]
@@ -148,7 +149,7 @@ def apply_migration(tenant: Tenant, versions: Path, timeout: float) -> None:
 
 def ensure_logins(tenant: Tenant) -> None:
     """The tenant logs in from a sandbox as its host will, the reader from here; or refuse."""
-    with Sandbox(network=needs_network(tenant.url)) as box:
+    with Sandbox(network=url_needs_network(tenant.url)) as box:
         done = box.run(
             [sys.executable, "-I", "-c", LOGIN_PROBE], timeout=30, env={"DATABASE_URL": tenant.url}
         )
@@ -279,17 +280,9 @@ def graders_role(
     ensure_logins(tenant)
     apply_migration(tenant, versions, timeout)
     try:
-        end_sessions(cursor)
+        end_sessions(cursor)  # what the migration left connected
         refuse_tables_elsewhere(cursor, names.tenant, me, versions)
         ensure_plain_tables(cursor, names.tenant, me)
     except psycopg2.Error as error:  # from here on, what it meets is the migration's
         raise MigrationFailedError(after_migration(error)) from None
     yield tenant
-
-
-def end_sessions(cursor: Any) -> None:
-    """End every other session on this database (what the migration left connected)."""
-    cursor.execute(
-        "SELECT pg_catalog.pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity"
-        " WHERE datname = current_database() AND pid <> pg_catalog.pg_backend_pid()"
-    )

@@ -40,9 +40,10 @@ import psycopg2
 from psycopg2 import sql
 from sqlalchemy.engine import make_url
 
+from labs.pg.databases import drop_database, end_sessions
 from labs.pg.plain import PINNED, TABLES
 from labs.pg.tenants import TENANT_PREFIX, Names, on_database, token_of
-from labs.term.i18n import N_
+from labs.term.i18n import N_, _
 
 from .errors import GradingRefusedError
 
@@ -68,15 +69,19 @@ RESERVED = {"all", "user", "public", "current_user", "session_user", "none", "de
 
 @dataclass(frozen=True)
 class Missing:
-    """A privilege the grader's role lacks, and the one command that grants it."""
+    """A privilege the grader's role lacks, and the one command that grants it.
+
+    Where no grant is safe there is no command: what then says what to do
+    instead, and instead holds that advice alone (a msgid), for a list of fixes.
+    """
 
     what: str
-    command: str = ""  # empty where no grant is safe: then `instead` says what to do
+    command: str = ""
     instead: str = ""
 
     def __str__(self) -> str:
         if not self.command:
-            return f"{self.what}: {self.instead}"
+            return self.what
         return f"{self.what}: run `{self.command}` as a superuser"
 
 
@@ -133,6 +138,10 @@ def missing_privileges(cursor: Any, *, roles: bool = False) -> list[Missing]:
     me, superuser, createdb, createrole, version = cursor.fetchone()
     if superuser:
         return []
+    if roles and not createrole and version < SAFE_CREATEROLE:
+        # No grant lets this role grade a class here: CREATEROLE could grant itself
+        # pg_execute_server_program, so it is never advised, and CREATEDB alone would not do.
+        return [Missing(without_createrole(me, version // 10000), instead=OWN_CLUSTER_ADVICE)]
     missing = []
     if not createdb:
         missing.append(
@@ -141,16 +150,7 @@ def missing_privileges(cursor: Any, *, roles: bool = False) -> list[Missing]:
                 f"ALTER ROLE {shown(me)} CREATEDB;",
             )
         )
-    if roles and not createrole and version < SAFE_CREATEROLE:
-        # There CREATEROLE may grant itself pg_execute_server_program: never advised.
-        missing.append(
-            Missing(
-                f"the role {me} may not create the submissions' roles, and on PostgreSQL "
-                f"{version // 10000} CREATEROLE would let it make itself a superuser",
-                instead=OWN_CLUSTER_ADVICE,
-            )
-        )
-    elif roles and not createrole:
+    if roles and not createrole:
         missing.append(
             Missing(
                 f"the role {me} may not create the submissions' roles (CREATEROLE)",
@@ -158,6 +158,14 @@ def missing_privileges(cursor: Any, *, roles: bool = False) -> list[Missing]:
             )
         )
     return missing
+
+
+def without_createrole(role: str, major: int) -> str:
+    """What to do when a role lacks CREATEROLE on a server where granting it is unsafe."""
+    return _(
+        "the role {role} may not create the submissions' roles, and on PostgreSQL {major} "
+        "CREATEROLE would let it make itself a superuser: {advice}"
+    ).format(role=role, major=major, advice=_(OWN_CLUSTER_ADVICE))
 
 
 def refuse_without_privileges(cursor: Any, *, roles: bool = False) -> None:
@@ -223,7 +231,7 @@ def create_roles(cursor: Any, names: Names) -> tuple[str, str]:
 
 def end_migration(cursor: Any, names: Names) -> None:
     """End whatever the migration left connected, and take back its right to create schemas."""
-    terminate(cursor, [names.tenant])
+    end_sessions(cursor, roles=[names.tenant])
     on_database(
         cursor,
         sql.SQL("REVOKE CREATE ON DATABASE {} FROM {}").format(
@@ -254,15 +262,6 @@ def grant_reader(cursor: Any, names: Names) -> None:
         cursor.execute("RESET ROLE")
 
 
-def terminate(cursor: Any, roles: list[str]) -> None:
-    """End every session of these roles."""
-    cursor.execute(
-        "SELECT pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity"
-        " WHERE usename = ANY(%s) AND pid <> pg_backend_pid()",
-        (roles,),
-    )
-
-
 def drop_roles(cursor: Any, names: Names) -> list[str]:
     """Drop the tenant's schema, all it owned, and both roles; return what could not be dropped.
 
@@ -276,7 +275,7 @@ def drop_roles(cursor: Any, names: Names) -> list[str]:
     def attempt(what: str, statement: sql.Composable | None, role: str | None = None) -> None:
         try:
             if statement is None:
-                terminate(cursor, [names.tenant, names.reader])
+                end_sessions(cursor, roles=[names.tenant, names.reader])
             elif role is None:
                 cursor.execute(statement)
             elif role_exists(cursor, role):
@@ -350,27 +349,3 @@ def clean_leftovers(cursor: Any) -> tuple[list[str], list[str]]:
         if not problems:
             removed.append(names.tenant)
     return removed, failed
-
-
-def drop_database(cursor: Any, name: str) -> bool:
-    """Drop the grader's database of that name, if there is one, ending every session on it
-    (the grader's role may end its own roles'); whether there was one.
-
-    Never the database the cursor is on.
-    """
-    cursor.execute(
-        "SELECT 1 FROM pg_catalog.pg_database WHERE datname = %s AND datname <> current_database()"
-        " AND pg_catalog.pg_get_userbyid(datdba) = current_user",
-        (name,),
-    )
-    if cursor.fetchone() is None:
-        return False
-    cursor.execute(
-        "SELECT pg_catalog.pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity"
-        " WHERE datname = %s AND pid <> pg_catalog.pg_backend_pid()",
-        (name,),
-    )
-    cursor.execute("SELECT current_setting('server_version_num')::int >= 130000")
-    force = sql.SQL(" WITH (FORCE)") if cursor.fetchone()[0] else sql.SQL("")
-    cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {}{}").format(sql.Identifier(name), force))
-    return True

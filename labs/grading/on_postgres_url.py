@@ -30,13 +30,13 @@ import psycopg2
 from psycopg2 import sql
 from sqlalchemy.engine import make_url
 
+from labs.pg.databases import drop_database
 from labs.pg.tenants import new_names
 
 from .errors import GradingRefusedError
 from .on_postgres_roles import (
     clean_leftovers,
     connect_admin,
-    drop_database,
     first_line,
     refuse_without_privileges,
 )

@@ -158,13 +158,8 @@ def pytest_configure(config: pytest.Config) -> None:
     tree = config.getoption("lab_tree", None)
     if not tree:
         return
-    from labs.term import i18n
-
     from .criteria import Grade
     from .grader import Grader
-
-    # Grades are records an instructor compares and programs read: always in English.
-    i18n.use(i18n.ENGLISH)
 
     # A path, always: a bare `starter` is ./starter, never an installed package of that name.
     root = Path(tree).resolve()
@@ -185,11 +180,13 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     criteria = chosen_criteria(config)
     from labs.sandbox.errors import NoIsolationError
-    from labs.sandbox.modes import allow_unsafe, require_isolation
 
-    allow_unsafe(config.getoption("unsafe_no_sandbox"))
+    from .session import begin_grading
+
     try:
-        require_isolation(bwrap=config.getoption("require_bwrap"))
+        begin_grading(
+            unsafe=config.getoption("unsafe_no_sandbox"), bwrap=config.getoption("require_bwrap")
+        )
     except NoIsolationError as error:
         raise pytest.UsageError(str(error)) from None
     migrations = config.getoption("lab_migrations")

@@ -33,9 +33,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labs.sandbox.errors import NoIsolationError
-from labs.sandbox.modes import BWRAP_FLAG, BWRAP_HELP, allow_unsafe, require_isolation
+from labs.sandbox.modes import BWRAP_FLAG, BWRAP_HELP
 from labs.term.i18n import _
 from labs.version import version_text
+
+from .session import begin_grading
 
 if TYPE_CHECKING:
     import pytest
@@ -151,14 +153,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
 
-    allow_unsafe(options.unsafe_no_sandbox)
     try:  # the first line names the sandbox's mode, or says why grading will not start
-        isolation = require_isolation(bwrap=options.require_bwrap)
+        isolation = begin_grading(unsafe=options.unsafe_no_sandbox, bwrap=options.require_bwrap)
     except NoIsolationError as error:
         print(f"error: {error}", file=sys.stderr)
         return int(pytest.ExitCode.USAGE_ERROR)
     print(isolation.describe(), file=sys.stderr, flush=True)
-    os.umask(0o077)  # the grades are the grader's: no one else reads them
     for name in DROPPED_ENV:
         os.environ.pop(name, None)
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"

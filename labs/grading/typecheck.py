@@ -5,7 +5,7 @@ mypy does not run the learner's code, but what it reads can steer it: a
 replaces Flask's types, a `setup.cfg` or `# mypy:` line switches checks
 off. So mypy reads only the spliced tree (the shipped starter with the
 submission's region bodies: no file of the hand-in's own, see splice.py),
-with the kit's own settings written for the run (MYPY_SETTINGS, the same as
+with the kit's own settings file (labs.trees.typechecking, the same as
 pyproject.toml's [tool.mypy]), each submission in a sandbox of its own with a
 cache of its own, seeded with the libraries' from a baseline built once. A
 pathological file can make mypy take any memory or time, so the sandbox's
@@ -33,6 +33,7 @@ from labs.sandbox.box import Sandbox
 from labs.sandbox.limits import Limits, MiB
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree
+from labs.trees.typechecking import MYPY_SETTINGS, mypy_command
 
 from ..untrusted import clip
 from .criteria import Outcome
@@ -50,22 +51,13 @@ ERRORS_SHOWN = 5  # mypy's first errors are the ones to fix first; the rest ofte
 ERROR_LINE_LIMIT = 300
 CUT = "bytes of output left out"  # CappedOutput's mark where it dropped the middle
 MYPY_ERROR = re.compile(r"^(?P<path>[^:\s][^:]*):\d+(:\d+)?: error:")
-# The trees' settings, as in pyproject.toml's [tool.mypy] (a test keeps the two the same);
-# written for each run, since a grading install has no pyproject.toml and a tree's is not read.
-MYPY_SETTINGS = {
-    "python_version": "3.11",
-    "plugins": "pydantic.mypy",
-    "strict": "True",
-    "disallow_any_explicit": "True",
-    "warn_unreachable": "True",
-}
 
 INSTALLED = ("site-packages", "dist-packages")  # where an installed kit's root is
 _BASELINE_LOCK = threading.Lock()
 
 
-def prepare_run(home: Path) -> Path:
-    """Write a run's mypy settings in home; return their path.
+def kit_path() -> dict[str, str]:
+    """Where mypy finds the kit, for the environment of a run from outside the checkout.
 
     A tree may import the kit (its __main__ runs the self-checks), so mypy
     reads the kit as source from its root, as `python -m labs typecheck` does
@@ -73,29 +65,7 @@ def prepare_run(home: Path) -> Path:
     refuses on its path: there it reads the kit as an installed package, typed
     by the py.typed marker the package ships.
     """
-    settings = dict(MYPY_SETTINGS)
-    if REPO_ROOT.name not in INSTALLED:
-        settings["mypy_path"] = str(REPO_ROOT)
-    config = home / "mypy.ini"
-    text = "[mypy]\n" + "".join(f"{key} = {value}\n" for key, value in settings.items())
-    config.write_text(text, encoding="utf-8")
-    return config
-
-
-def mypy_command(tree: Path, config: Path, cache: Path) -> list[str]:
-    """mypy over one tree, with the kit's settings and nothing else."""
-    return [
-        sys.executable,
-        "-m",
-        "mypy",
-        "--config-file",
-        str(config),
-        "--cache-dir",
-        str(cache),
-        "--strict",
-        "--disallow-any-explicit",
-        str(tree),
-    ]
+    return {} if REPO_ROOT.name in INSTALLED else {"MYPYPATH": str(REPO_ROOT)}
 
 
 def baseline_places(key: str | None = None) -> list[Path]:
@@ -121,7 +91,8 @@ def baseline_key(root: Path) -> str:
     A baseline whose kit has changed since is never used: mypy would recheck
     the whole kit for every submission (five times slower here) instead of once.
     """
-    digest = hashlib.sha256(f"{sys.version}\n{mypy_version()}\n{MYPY_SETTINGS}\n".encode())
+    digest = hashlib.sha256(f"{sys.version}\n{mypy_version()}\n".encode())
+    digest.update(MYPY_SETTINGS.read_bytes())
     for path in sorted((root / "labs").rglob("*.py*")):
         if path.suffix in (".py", ".pyi"):
             digest.update(f"{path.relative_to(root)}\n".encode() + path.read_bytes())
@@ -184,15 +155,14 @@ def build_baseline(place: Path) -> None:
         source = tree_root("solution")
         source = source if source.is_dir() else tree_root("starter")
         tree = copy_tree(source, Path(home) / f"baseline_{secrets.token_hex(4)}")
-        config = prepare_run(Path(home))
         with contextlib.suppress(subprocess.TimeoutExpired):
             subprocess.run(
-                mypy_command(tree, config, Path(home) / "c"),
+                mypy_command([tree], Path(home) / "c"),
                 cwd=home,
                 capture_output=True,
                 timeout=300,
                 check=False,
-                env=child_env(),
+                env=child_env(kit_path()),
             )
         # Another grading process may have finished first: either copy will do.
         with contextlib.suppress(OSError):
@@ -233,14 +203,13 @@ def typecheck_tree(tree: Path, name: str, timeout: float) -> Outcome:
     """mypy --strict over one spliced tree (copied in as name), in its own sandbox and cache."""
     with Sandbox(TYPECHECK_LIMITS) as box:
         copy = box.share(tree, name)
-        config = prepare_run(box.home)
         cache = box.home / "mypy_cache"
         baseline = baseline_cache()
         if baseline is not None:
             with contextlib.suppress(OSError):  # a partial cache is only slower
                 shutil.copytree(baseline, cache)
         box.give(box.home)
-        done = box.run(mypy_command(copy, config, cache), timeout=timeout)
+        done = box.run(mypy_command([copy], cache), timeout=timeout, env=kit_path())
     if done.stopped:
         return Outcome("fail", f"the typecheck was stopped: {done.stopped}")
     if done.timed_out:
@@ -255,8 +224,3 @@ def typecheck_tree(tree: Path, name: str, timeout: float) -> Outcome:
             "fail", "mypy could not check the tree", (done.stdout + done.stderr).strip()[-500:]
         )
     return Outcome("pass")
-
-
-def typecheck_trees(trees: list[Path], timeout: float) -> dict[Path, Outcome]:
-    """Each tree's typecheck, one after another, each in a sandbox and cache of its own."""
-    return {tree: typecheck_tree(tree, tree.name, timeout) for tree in trees}

@@ -243,11 +243,6 @@ class TempCluster:
             cursor.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
-    def drop_database(self, name: str) -> None:
-        """Drop a database, disconnecting whoever is still in it."""
-        with Autocommit(self.url()) as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
     def destroy(self) -> None:
         """Stop the server if it runs and delete its directory."""
         with contextlib.suppress(subprocess.CalledProcessError):  # already stopped

@@ -20,6 +20,7 @@ from sqlalchemy.engine import make_url
 from labs.trees.finding import REPO_ROOT
 
 from .cluster import TempCluster, find_bindir
+from .databases import drop_database
 from .errors import ScratchDatabaseError as ScratchDatabaseError  # where commands import it
 
 
@@ -64,7 +65,7 @@ def _on_server(server_url: str, name: str) -> Iterator[str]:
         yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            drop_database(cursor, name)
         admin.close()
 
 

@@ -318,17 +318,3 @@ class Sandbox:
                 remove_files_of(self.uid)
             if self.slot:
                 self.slot.release()
-
-
-def run_sandboxed(
-    argv: Sequence[str],
-    *,
-    timeout: float,
-    env: Mapping[str, str] | None = None,
-    cwd: Path | None = None,
-    limits: Limits | None = None,
-    network: bool = False,
-) -> Finished:
-    """Run one command in a sandbox of its own (a typecheck, a migration) and clean up."""
-    with Sandbox(limits, network=network) as box:
-        return box.run(argv, timeout=timeout, env=env, cwd=cwd)

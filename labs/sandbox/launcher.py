@@ -103,7 +103,7 @@ class SandboxedLauncher:
         url = spec.database_url
         box = Sandbox(
             self.limits,
-            network=bool(url) and url_needs_network(url or ""),
+            network=url_needs_network(url),
             expose=self.expose,
         )
         to_host, from_driver = os.pipe()  # requests: the driver writes, the host reads

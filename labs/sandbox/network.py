@@ -28,8 +28,11 @@ def socket_file(database_url: str | None) -> list[Path]:
     return [folders[0] / f".s.PGSQL.{port}"]
 
 
-def url_needs_network(database_url: str) -> bool:
-    """Whether a database URL is reached over TCP (a Unix socket needs no network)."""
+def url_needs_network(database_url: str | None) -> bool:
+    """Whether a database URL is reached over TCP (a Unix socket, or no database, needs no
+    network)."""
+    if not database_url:
+        return False
     parts = urlsplit(database_url)
     socket_dir = parse_qs(parts.query).get("host", [""])[0]
     return not (socket_dir.startswith("/") or (parts.hostname or "").startswith("%2f"))

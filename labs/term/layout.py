@@ -18,12 +18,14 @@ import wcwidth
 from .columns import wrap
 from .i18n import N_, _
 
-# The labels as labs.checking.runner's CheckResult.message words them: one catalog entry each.
+# The labels of a failure, which labs.checking.result's CheckResult.message words too.
 EXPECTED, GOT, HINT = N_("expected: {text}"), N_("got:      {text}"), N_("hint:     {text}")
+# A check's verdict, passed or not: its mark, and its word (a msgid each front end words).
+VERDICTS = {True: ("✓", N_("PASS")), False: ("✗", N_("FAIL"))}
 
 
 class Failure(Protocol):
-    """What a check's outcome tells a learner (labs.checking.runner.CheckResult has it)."""
+    """What a check's outcome tells a learner (labs.checking.result.CheckResult has it)."""
 
     @property
     def passed(self) -> bool:
@@ -97,8 +99,9 @@ def marks(stream: TextIO) -> tuple[str, str]:
     in every language (通过 is two characters, 未通过 three).
     """
     encoding = (getattr(stream, "encoding", None) or "ascii").lower()
-    passed, failed = _("PASS"), _("FAIL")
-    if "utf" in encoding:
-        passed, failed = f"✓ {passed}", f"✗ {failed}"
+    passed, failed = (
+        f"{mark} {_(word)}" if "utf" in encoding else _(word)
+        for mark, word in (VERDICTS[True], VERDICTS[False])
+    )
     widest = max(wcwidth.width(passed), wcwidth.width(failed))
     return wcwidth.ljust(passed, widest), wcwidth.ljust(failed, widest)

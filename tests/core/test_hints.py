@@ -14,7 +14,8 @@ import wcwidth
 from labs.checking.checks import CHECKS
 from labs.review import hints, state, texts
 from labs.trees.finding import REPO_ROOT, tree_root
-from labs.trees.regions import apply_solution, copy_tree, regions_in
+from labs.trees.regions import copy_tree, regions_in
+from tests.support.solved import apply_solution
 
 TITLES = {check.number: check.title for check in CHECKS}
 MARKED = [3, 4, 5]  # the checks the starter fails, each with TODO regions

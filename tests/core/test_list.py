@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from labs.trees.finding import tree_root
-from labs.trees.regions import apply_solution, copy_tree
+from labs.trees.regions import copy_tree
 from tests.support.english import english_runs
+from tests.support.solved import apply_solution
 
 ROW = re.compile(r"^  ([1-6]) [✓✗] (\S+)", re.MULTILINE)
 NEXT = re.compile(r"^next: edit (\S+):(\d+)  (TODO\(check (\d)\): .*)$", re.MULTILINE)

@@ -11,7 +11,8 @@ import pytest
 
 from labs.review.reset import ResetError, reset_check, undo_reset
 from labs.trees.finding import REPO_ROOT, tree_root
-from labs.trees.regions import apply_solution, copy_tree, regions_in, source_files
+from labs.trees.regions import copy_tree, regions_in, source_files
+from tests.support.solved import apply_solution
 
 STARTER = tree_root("starter")
 

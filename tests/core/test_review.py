@@ -15,7 +15,7 @@ from labs.review import checklist, questions, state
 from labs.trees.finding import REPO_ROOT
 from tests.postgres import conftest as postgres
 from tests.postgres.conftest import migrate, unfixed_starter_migration
-from tests.support.pgcluster import TempCluster
+from tests.support.pgcluster import TempCluster, drop_database_of
 
 # The Postgres folder's fixtures: a migrated solution database cloned per test.
 solution_template = postgres.solution_template
@@ -154,7 +154,7 @@ def test_a_starter_migration_without_the_constraints_is_named(
         migrate(url, "starter", tmp_path)
         found = checklist.verify_constraints(checklist.Settings("starter", url))
     finally:
-        pg_cluster.drop_database(name)
+        drop_database_of(pg_cluster, name)
     assert found.state == checklist.NO
     assert "runs (idempotency_key)" in found.text and "messages (run_id, seq)" in found.text
 

@@ -14,7 +14,7 @@ import pytest
 from labs.trees.finding import REPO_ROOT
 from tests.postgres.conftest import migrate, run_lab, unfixed_starter_migration
 from tests.support.english import english_runs
-from tests.support.pgcluster import TempCluster
+from tests.support.pgcluster import TempCluster, drop_database_of
 
 TREES = ["starter", "solution"]
 RUN_LINE = re.compile(r"^  ([0-9A-HJKMNP-TV-Z]{26})  pending  ", re.MULTILINE)
@@ -90,7 +90,7 @@ def migrated_database(
     tree = request.param
     name = f"koda_seed_{uuid.uuid4().hex[:10]}"
     url = pg_cluster.create_database(name)
-    request.addfinalizer(lambda: pg_cluster.drop_database(name))
+    request.addfinalizer(lambda: drop_database_of(pg_cluster, name))
     if tree == "solution":
         migrate(url, "solution")
     else:  # the learner's first migration, generated from the schema as shipped

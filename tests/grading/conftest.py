@@ -18,6 +18,7 @@ from labs.sandbox.modes import allow_unsafe, machine_isolation
 from labs.trees.finding import tree_root
 from tests.grading import submissions as make
 from tests.support.modes import ALL_MODES, ROOT, Mode, hidden_bwrap, offered
+from tests.support.pgcluster import drop_database_of
 
 # Short, so the endless loops cost little, yet room for a loaded machine: a healthy tree's
 # host (its sandbox, the imports, the six checks) takes a few seconds at most.
@@ -59,7 +60,7 @@ def typecheck_points() -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def reachable_database(pg_cluster: TempCluster) -> Iterator[str]:
+def sandbox_reachable_database(pg_cluster: TempCluster) -> Iterator[str]:
     """A new empty database whose socket the sandboxes' users may reach, dropped afterwards.
 
     The shared cluster keeps its socket to its owner; grading logs in from a
@@ -79,15 +80,15 @@ def reachable_database(pg_cluster: TempCluster) -> Iterator[str]:
     try:
         yield url
     finally:
-        pg_cluster.drop_database(name)
+        drop_database_of(pg_cluster, name)
         for path, mode in before.items():
             path.chmod(mode)
 
 
 @pytest.fixture
-def fresh_database(pg_cluster: TempCluster) -> Iterator[str]:
+def reachable_database(pg_cluster: TempCluster) -> Iterator[str]:
     """A new empty database the sandboxes' users may reach, for one test."""
-    with reachable_database(pg_cluster) as url:
+    with sandbox_reachable_database(pg_cluster) as url:
         yield url
 
 
@@ -96,7 +97,7 @@ def createdb_database(pg_cluster: TempCluster) -> Iterator[str]:
     """A new database owned by a role of its own with CREATEDB and nothing more (as the README's
     and compose's koda), and that role's URL to it."""
     role = f"koda_{uuid.uuid4().hex[:8]}"
-    with reachable_database(pg_cluster) as url:
+    with sandbox_reachable_database(pg_cluster) as url:
         name = make_url(url).database
         with Autocommit(url) as cursor:
             cursor.execute(f'CREATE ROLE "{role}" LOGIN CREATEDB')

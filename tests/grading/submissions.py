@@ -8,7 +8,8 @@ import zipfile
 from pathlib import Path
 
 from labs.trees.finding import tree_root
-from labs.trees.regions import apply_solution, copy_tree
+from labs.trees.regions import copy_tree
+from tests.support.solved import apply_solution
 
 # A learner's migration as autogenerate writes it, cut down to the two constraints.
 MIGRATION = '''"""learner's tables"""

@@ -46,7 +46,7 @@ from labs.pg.cluster import TempCluster
 from labs.sandbox.files import remove_tree
 from labs.trees.finding import REPO_ROOT
 from tests.grading.checkouts import TREES, learner_checkout, unsolved_earned
-from tests.grading.conftest import reachable_database
+from tests.grading.conftest import sandbox_reachable_database
 from tests.support.modes import Runner, SudoMissingError, give_to, sudo_runner
 
 pytestmark = pytest.mark.slow  # the workflow's commands, run as a user with sudo
@@ -156,7 +156,7 @@ def actions_job(pg_cluster: TempCluster) -> Iterator[Job]:
             if os.environ.get("CI"):
                 pytest.fail(f"CI must run the GitHub Actions workflow test: {error}")
             pytest.skip(str(error))
-        url = stack.enter_context(reachable_database(pg_cluster))
+        url = stack.enter_context(sandbox_reachable_database(pg_cluster))
         scratch = Path(tempfile.mkdtemp(prefix="lab-actions-"))
         stack.callback(remove_tree, scratch)
         os.chmod(scratch, 0o755)

@@ -55,12 +55,14 @@ def unkeyed_first_migration(folder: Path) -> None:
 
 
 def test_duplicates_in_the_way_of_a_new_unique_key_say_how_to_start_over(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """Rows stored before the key existed: FAILED names the duplicate and downgrade base."""
     unkeyed_first_migration(tmp_path)
-    assert alembic(fresh_database, "-x", f"versions={tmp_path}", "upgrade", "head").returncode == 0
-    with Autocommit(fresh_database) as cursor:
+    assert (
+        alembic(reachable_database, "-x", f"versions={tmp_path}", "upgrade", "head").returncode == 0
+    )
+    with Autocommit(reachable_database) as cursor:
         cursor.execute("INSERT INTO solution.sessions (id, user_id, title) VALUES ('s', 'u', 't')")
         for run_id in ("r1", "r2"):
             cursor.execute(
@@ -69,7 +71,7 @@ def test_duplicates_in_the_way_of_a_new_unique_key_say_how_to_start_over(
                 (run_id,),
             )
     (tmp_path / "0002_add_the_key.py").write_text(ADD_THE_KEY, encoding="utf-8")
-    done = alembic(fresh_database, "-x", f"versions={tmp_path}", "upgrade", "head")
+    done = alembic(reachable_database, "-x", f"versions={tmp_path}", "upgrade", "head")
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED:")]
@@ -89,9 +91,9 @@ def test_a_database_that_is_not_running_names_both_ports(tmp_path: Path) -> None
     assert "Is Postgres running" in failed[0] and "5508" in failed[0] and "5432" in failed[0]
 
 
-def test_a_wrong_password_is_one_line_too(fresh_database: str) -> None:
+def test_a_wrong_password_is_one_line_too(reachable_database: str) -> None:
     """A role that does not exist is refused by the server: one FAILED line, no traceback."""
-    done = alembic(fresh_database.replace("postgres@", "nobody:wrong@"), "upgrade", "head")
+    done = alembic(reachable_database.replace("postgres@", "nobody:wrong@"), "upgrade", "head")
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED:")]

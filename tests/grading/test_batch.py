@@ -308,7 +308,7 @@ def refused_before_grading(done: subprocess.CompletedProcess[str], out: Path) ->
 
 @pytest.mark.postgres
 def test_a_role_without_createrole_refuses_the_class_before_any_hand_in_is_graded(
-    batch_folder: Path, fresh_database: str, tmp_path: Path
+    batch_folder: Path, reachable_database: str, tmp_path: Path
 ) -> None:
     """Never 70/70 beside 40/110 with exit 0: refused, with the one fix, safe on Postgres 15.
 
@@ -317,13 +317,13 @@ def test_a_role_without_createrole_refuses_the_class_before_any_hand_in_is_grade
     Given what the fix asks, the same check passes, and leaves no role behind.
     """
     role = f"teacher_{uuid.uuid4().hex[:8]}"
-    superuser(fresh_database, f"CREATE ROLE {role} LOGIN")
+    superuser(reachable_database, f"CREATE ROLE {role} LOGIN")
     try:
-        url = fresh_database.replace("postgresql://postgres@", f"postgresql://{role}@", 1)
+        url = reachable_database.replace("postgresql://postgres@", f"postgresql://{role}@", 1)
         out = tmp_path / "out"
         done = labs_grade("--out", str(out), *hand_ins(batch_folder), database_url=url)
         said = refused_before_grading(done, out)
-        with psycopg2.connect(fresh_database) as connection, connection.cursor() as cursor:
+        with psycopg2.connect(reachable_database) as connection, connection.cursor() as cursor:
             cursor.execute("SELECT current_setting('server_version_num')::int")
             version = (cursor.fetchone() or [0])[0]
         connection.close()
@@ -333,10 +333,10 @@ def test_a_role_without_createrole_refuses_the_class_before_any_hand_in_is_grade
             assert "cluster of the grader's own" in said
         else:
             assert f"`ALTER ROLE {role} CREATEROLE;`" in said
-        check_class_database(fresh_database)
-        assert grading_leftovers(fresh_database) == []
+        check_class_database(reachable_database)
+        assert grading_leftovers(reachable_database) == []
     finally:
-        superuser(fresh_database, f"DROP ROLE {role}")
+        superuser(reachable_database, f"DROP ROLE {role}")
 
 
 def test_a_server_that_cannot_be_reached_refuses_the_class(

@@ -15,9 +15,8 @@ from labs.grading.isolate import check_outcomes
 from labs.grading.notes import NEEDS_REVIEW, needs_review
 from labs.grading.results import results_json
 from labs.grading.summary import table_lines, write_csv
-from labs.grading.typecheck import typecheck_trees
 from labs.trees.finding import REPO_ROOT, tree_root
-from labs.trees.regions import copy_tree, regions_in
+from labs.trees.regions import regions_in
 from tests.grading import submissions as make
 
 # What a learner could put in the tree's __init__.py to pass every check without solving any:
@@ -104,7 +103,7 @@ def test_a_check_rewritten_from_inside_a_region_changes_no_verdict(tmp_path: Pat
 
 
 def test_a_submission_without_a_migration_says_why_postgres_failed(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """The grade command puts the Postgres reason in the note and counts the submission."""
     make.fixed(tmp_path / "cho")
@@ -115,7 +114,7 @@ def test_a_submission_without_a_migration_says_why_postgres_failed(
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "DATABASE_URL": fresh_database},
+        env={**os.environ, "DATABASE_URL": reachable_database},
     )
     assert done.returncode == 0, done.stderr
     reason = "no migration of the tree's own to apply to Postgres"
@@ -191,25 +190,6 @@ def test_a_grade_that_needs_review_says_so_in_its_own_column(tmp_path: Path) -> 
         review = {row["submission"]: row["review"] for row in csv.DictReader(rows)}
     assert review == {"sly": "needs review", "ada": ""}
     assert "needs review" in next(line for line in table_lines([grade]) if line.startswith("sly"))
-
-
-def test_one_typecheck_for_a_class_gives_each_tree_its_own_outcome(tmp_path: Path) -> None:
-    """A tree that does not parse stops mypy; the others are still checked, each on its own."""
-    clean = make.fixed(tmp_path / "ada") / "starter"
-    mistyped = make.fixed(tmp_path / "ben") / "starter"
-    make.replace_in(
-        mistyped / "shared" / "keys.py",
-        r"(    # SOLUTION\(check 3\)[^\n]*\n|    # TODO\(check 3\)[^\n]*\n)",
-        r'\1    wrong: int = "text"\n',
-    )
-    broken = make.fixed(tmp_path / "cho") / "starter"
-    make.replace_in(
-        broken / "shared" / "keys.py", r"(    # TODO\(check 3\)[^\n]*\n)", r"\1    if (:\n"
-    )
-    trees = [copy_tree(t, tmp_path / f"graded_{t.parent.name}") for t in (clean, mistyped, broken)]
-    outcomes = typecheck_trees(trees, 300)
-    assert [outcomes[tree].status for tree in trees] == ["pass", "fail", "fail"]
-    assert "keys.py" in outcomes[trees[1]].output
 
 
 def test_a_tree_graded_in_place_is_never_read_through_its_links(tmp_path: Path) -> None:

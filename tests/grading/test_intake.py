@@ -16,11 +16,10 @@ import pytest
 
 from labs.commands.cli import build_parser
 from labs.grading import intake
-from labs.grading.class_database import refuse_role
 from labs.grading.errors import BrokenSubmissionError, GradingRefusedError
 from labs.grading.intake import MAX_BYTES, take_in
 from labs.grading.left_out import LARGE_FILE
-from labs.grading.on_postgres_roles import SAFE_CREATEROLE
+from labs.grading.on_postgres_roles import SAFE_CREATEROLE, refuse_without_privileges
 from labs.grading.tree_choice import Chosen, choose_tree
 from labs.sandbox.limits import MiB
 from labs.trees.finding import SUBPACKAGES
@@ -302,17 +301,14 @@ class ServerSays:
 
     def __init__(self, version: int, superuser: bool, createrole: bool) -> None:
         self.version, self.superuser, self.createrole = version, superuser, createrole
-        self.query = ""
 
     def execute(self, query: str, *_: Any) -> None:
-        """Remember what was asked."""
-        self.query = query
+        """Take the one question asked: the role's privileges."""
 
     def fetchone(self) -> tuple[Any, ...]:
-        """The answer to the last question: the version and role, or the role's privileges."""
-        if "rolcreatedb" in self.query:  # a database per hand-in: CREATEDB, which it has
-            return ("teacher", self.superuser, True, self.createrole, self.version)
-        return (self.version, "teacher", self.superuser, self.createrole)
+        """The role's privileges (a database per hand-in: CREATEDB, which it has) and the
+        server's version."""
+        return ("teacher", self.superuser, True, self.createrole, self.version)
 
 
 @pytest.mark.parametrize("version", [90624, 130014, 150008, SAFE_CREATEROLE, 170002])
@@ -329,10 +325,10 @@ def test_up_to_postgres_15_createrole_is_never_what_the_class_is_told_to_grant(
     """
     server = ServerSays(version, superuser, createrole)
     if superuser or createrole:
-        refuse_role(server)
+        refuse_without_privileges(server, roles=True)
         return
     with pytest.raises(GradingRefusedError) as refused:
-        refuse_role(server)
+        refuse_without_privileges(server, roles=True)
     advice = str(refused.value)
     if version >= SAFE_CREATEROLE:
         assert "`ALTER ROLE teacher CREATEROLE;`" in advice

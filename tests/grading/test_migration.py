@@ -52,38 +52,38 @@ BOTH_MISSING = ("runs.idempotency_key", "messages (run_id, seq)")
     ],
 )
 def test_the_migration_is_judged_by_what_postgres_reports_after_it_ran(
-    tmp_path: Path, fresh_database: str, build: Callable[[], str], missing: tuple[str, ...]
+    tmp_path: Path, reachable_database: str, build: Callable[[], str], missing: tuple[str, ...]
 ) -> None:
     """Only a plain, immediate uniqueness on exactly the lesson's columns counts."""
     tree = make.starter_copy(tmp_path / "ada")
     variant.place(tree, build())
-    outcome = judge_migration(tree, database_url=fresh_database, timeout=60)
+    outcome = judge_migration(tree, database_url=reachable_database, timeout=60)
     assert outcome.status == ("fail" if missing else "pass"), outcome.message
     for label in BOTH_MISSING:
         assert (label in outcome.message) == (label in missing), outcome.message
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []
 
 
 def test_a_partial_index_is_named_with_the_reason_it_does_not_count(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """The failure names the index Postgres has and why it is not the uniqueness."""
     tree = make.starter_copy(tmp_path / "ada")
     variant.place(tree, variant.PARTIAL_RUNS_INDEX())
-    outcome = judge_migration(tree, database_url=fresh_database, timeout=60)
+    outcome = judge_migration(tree, database_url=reachable_database, timeout=60)
     assert "runs_key_live is partial (it has a WHERE clause)" in outcome.message
     assert "WHERE" in outcome.output
 
 
 def test_a_migration_that_fails_to_apply_fails_the_criterion_saying_why(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """A migration Postgres refuses is a failed criterion with its reason, not a crash."""
     tree = make.starter_copy(tmp_path / "ada")
     statement = 'op.execute("ALTER TABLE nowhere ADD x int")'
     refused = variant.replaced(variant.after_messages(statement))
     variant.place(tree, refused())
-    outcome = judge_migration(tree, database_url=fresh_database, timeout=60)
+    outcome = judge_migration(tree, database_url=reachable_database, timeout=60)
     assert outcome.status == "fail"
     assert outcome.message.startswith("the migration failed"), outcome.message
 
@@ -107,12 +107,12 @@ def test_a_migration_outside_the_one_folder_is_not_applied_and_the_message_says_
 
 
 def test_labs_grade_and_pytest_lab_tree_read_the_migration_from_the_same_folder(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """The Postgres checks and the migration criterion apply the same files, or neither."""
     tree = make.fixed(tmp_path / "ada") / "starter"
     variant.place(tree, variant.reference(), tree / "migrations")
-    grader = Grader(tree, timeout=20.0, database_url=fresh_database)
+    grader = Grader(tree, timeout=20.0, database_url=reachable_database)
     migration = grader.outcome(next(c for c in CRITERIA if c.kind == "migration"))
     checks = grader.outcome(next(c for c in CRITERIA if c.kind == "postgres"))
     assert migration.status == checks.status == "fail"
@@ -152,14 +152,14 @@ def line_of(script: Path, text: str) -> int:
     ids=["deferrable", "on-an-expression", "partial", "on-other-columns", "missing"],
 )
 def test_a_failed_migration_names_the_line_of_its_own_script_that_made_it_so(
-    tmp_path: Path, fresh_database: str, build: Callable[[], str], named: str, told: str
+    tmp_path: Path, reachable_database: str, build: Callable[[], str], named: str, told: str
 ) -> None:
     """Whatever Postgres holds instead of a uniqueness schema.py declares, the criterion's hint is
     the learner's migration at the line that made it (or the table's create_table), said why."""
     tree = make.fixed(tmp_path / "ada") / "starter"
     script = variant.place(tree, build())
     line = line_of(script, named) - (1 if named.startswith('"') else 0)  # create_table( above
-    grader = Grader(tree, timeout=20.0, database_url=fresh_database)
+    grader = Grader(tree, timeout=20.0, database_url=reachable_database)
     outcome = grader.outcome(next(c for c in CRITERIA if c.kind == "migration"))
     assert outcome.status == "fail"
     hint = f"hint:     migrations/versions/starter/{script.name}:{line}  the migration makes "
@@ -168,7 +168,7 @@ def test_a_failed_migration_names_the_line_of_its_own_script_that_made_it_so(
     assert told in said, said
 
 
-@pytest.mark.parametrize("role", ["fresh_database", "createdb_database"])
+@pytest.mark.parametrize("role", ["reachable_database", "createdb_database"])
 @pytest.mark.parametrize("schema", ["public", "app"])
 def test_tables_made_in_another_schema_are_named_so_on_every_postgres_criterion(
     tmp_path: Path, request: pytest.FixtureRequest, schema: str, role: str
@@ -177,11 +177,11 @@ def test_tables_made_in_another_schema_are_named_so_on_every_postgres_criterion(
     itself: the migration and the six checks say where the tables went, and the script's line.
     The same whether the submission has roles of its own (a superuser grades) or runs as a
     CREATEDB-only grader's role in its database (where public is the grader's to use)."""
-    fresh_database = request.getfixturevalue(role)
+    reachable_database = request.getfixturevalue(role)
     tree = make.fixed(tmp_path / "ada") / "starter"
     script = variant.place(tree, variant.tables_in(schema)())
     line = line_of(script, f'"{schema}"')
-    grader = Grader(tree, timeout=20.0, database_url=fresh_database)
+    grader = Grader(tree, timeout=20.0, database_url=reachable_database)
     found = {c.key: grader.outcome(c) for c in CRITERIA if c.kind in ("migration", "postgres")}
     assert len(found) == 7
     for key, outcome in found.items():
@@ -190,4 +190,4 @@ def test_tables_made_in_another_schema_are_named_so_on_every_postgres_criterion(
         assert "puts its tables" in first and f" in schema {schema}, not in the one" in first
         assert "search_path" in first, first
         assert hint == f"hint:     migrations/versions/starter/{script.name}:{line}", key
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []

@@ -73,11 +73,11 @@ def test_each_answer_gets_its_verdict_on_memory(tmp_path: Path, answer: Answer) 
 
 @pytest.mark.parametrize("answer", ANSWERS)
 def test_each_answer_gets_its_verdict_on_postgres(
-    tmp_path: Path, fresh_database: str, answer: Answer
+    tmp_path: Path, reachable_database: str, answer: Answer
 ) -> None:
     """On Postgres, with the answer's own migration, exactly the checks named fail."""
     tree = build(answer, tmp_path / answer.name)
-    grader = Grader(tree, timeout=20.0, database_url=fresh_database)
+    grader = Grader(tree, timeout=20.0, database_url=reachable_database)
     outcomes = {n: grader.outcome(_criterion("postgres", n)) for n in CHECKS}
     assert failing(outcomes) == set(answer.postgres_fails), {
         n: o.message for n, o in outcomes.items() if not o.passed
@@ -86,11 +86,11 @@ def test_each_answer_gets_its_verdict_on_postgres(
 
 @pytest.mark.parametrize("answer", ANSWERS)
 def test_each_answers_migration_gets_its_verdict(
-    tmp_path: Path, fresh_database: str, answer: Answer
+    tmp_path: Path, reachable_database: str, answer: Answer
 ) -> None:
     """The migration criterion, judged on Postgres after the answer's migration ran."""
     tree = build(answer, tmp_path / answer.name)
-    outcome = judge_migration(tree, database_url=fresh_database, timeout=60.0)
+    outcome = judge_migration(tree, database_url=reachable_database, timeout=60.0)
     assert outcome.passed == answer.migration_passes, outcome.message
 
 
@@ -145,14 +145,16 @@ def create_tables(url: str, tree: Path) -> str:
     return loaded.package
 
 
-def test_the_checks_leave_no_run_pending_on_postgres(tmp_path: Path, fresh_database: str) -> None:
+def test_the_checks_leave_no_run_pending_on_postgres(
+    tmp_path: Path, reachable_database: str
+) -> None:
     """After every check, failing ones too, the driver's host cancels the runs left pending."""
     (answer,) = [a for a in CATALOGUE if a.name == "allowlist-without-pending-to-failed"]
     tree = build(answer, tmp_path / answer.name)
-    schema = create_tables(fresh_database, tree)
-    report = run_checks(str(tree), "postgres", database_url=fresh_database)
+    schema = create_tables(reachable_database, tree)
+    report = run_checks(str(tree), "postgres", database_url=reachable_database)
     assert {r.number for r in report.results if not r.passed} == {4}, report.error
-    connection = psycopg2.connect(fresh_database)
+    connection = psycopg2.connect(reachable_database)
     try:
         with connection.cursor() as cursor:
             cursor.execute(f'SELECT count(*) FROM "{schema}".runs WHERE status = %s', ("pending",))

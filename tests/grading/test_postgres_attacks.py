@@ -96,21 +96,21 @@ op.execute("CREATE VIEW runs AS SELECT * FROM runs_kept WHERE visible(id)")
 
 
 def test_a_view_over_a_function_never_runs_as_the_reader_and_is_not_graded(
-    tmp_path: Path, fresh_database: str, marker_folder: Path
+    tmp_path: Path, reachable_database: str, marker_folder: Path
 ) -> None:
     """A view whose function would run COPY ... TO PROGRAM is found before any read: no grade."""
     marker = marker_folder / "ran"
     tree = solved(tmp_path / "eve")
     with_real_migration(tree, then=VIEW_OVER_A_FUNCTION.replace("MARKER", str(marker)))
-    found = outcomes(tree, fresh_database, ("postgres", "migration"))
+    found = outcomes(tree, reachable_database, ("postgres", "migration"))
     assert {o.status for o in found.values()} == {"fail"}
     for outcome in found.values():
         assert outcome.message.startswith(
             "could not grade: the migration made a view where the lesson has the table runs"
         ), outcome.message
     assert not marker.exists()
-    assert superusers(fresh_database) == ["postgres"]
-    assert grading_leftovers(fresh_database) == []
+    assert superusers(reachable_database) == ["postgres"]
+    assert grading_leftovers(reachable_database) == []
 
 
 # The host's answers rewritten from a region: a retried clientMessageId is sent on with another
@@ -146,15 +146,15 @@ if _ops is not None:
 
 
 def test_a_lying_host_without_the_unique_key_fails_check_3_on_postgres(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """The same runId for two rows is caught by counting every row, whatever key the host names."""
     tree = with_region_code(solved(tmp_path / "liz"), LYING_HOST)
     with_real_migration(tree, drop=(RUNS_KEY,))
-    found = postgres_outcomes(tree, fresh_database)
+    found = postgres_outcomes(tree, reachable_database)
     assert found[3].status == "fail"
     assert "that no answer named" in found[3].message, found[3].message
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []
 
 
 # Holds every connection its role may open until the grader's test says it may stop.
@@ -281,21 +281,21 @@ for _statement in (
 
 
 def test_a_migration_that_tries_to_make_or_change_roles_is_refused_and_leaves_nothing(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """The role's privileges refuse every attempt; the grade is the honest one; nothing stays."""
     tree = solved(tmp_path / "rex")
     with_real_migration(tree, then=ROLE_ATTEMPTS)
-    found = postgres_outcomes(tree, fresh_database)
+    found = postgres_outcomes(tree, reachable_database)
     assert {o.status for o in found.values()} == {"pass"}, found
-    with psycopg2.connect(fresh_database) as connection, connection.cursor() as cursor:
+    with psycopg2.connect(reachable_database) as connection, connection.cursor() as cursor:
         cursor.execute("SELECT rolname FROM pg_roles WHERE rolname LIKE 'lab_sidekick%'")
         assert cursor.fetchall() == []
         cursor.execute("SELECT datname FROM pg_database WHERE datname = 'lab_sidekick'")
         assert cursor.fetchall() == []
     connection.close()
-    assert superusers(fresh_database) == ["postgres"]
-    assert grading_leftovers(fresh_database) == []
+    assert superusers(reachable_database) == ["postgres"]
+    assert grading_leftovers(reachable_database) == []
 
 
 GRADE_ONE = """
@@ -330,42 +330,44 @@ def killed_mid_grading(tree: Path, database_url: str) -> None:
 
 @pytest.mark.parametrize("cleaner", ["the next run", "labs doctor --clean"])
 def test_what_an_interrupted_run_left_is_removed_by_its_name(
-    tmp_path: Path, fresh_database: str, cleaner: str
+    tmp_path: Path, reachable_database: str, cleaner: str
 ) -> None:
     """Kill the grader mid-way: its roles and schema stay, until the next run or doctor --clean."""
     tree = solved(tmp_path / "ivy")
     with_real_migration(tree, then="import time\ntime.sleep(30)")
-    killed_mid_grading(tree, fresh_database)
+    killed_mid_grading(tree, reachable_database)
     if cleaner == "the next run":
         honest = solved(tmp_path / "ada")
         with_real_migration(honest)
-        assert {o.status for o in postgres_outcomes(honest, fresh_database).values()} == {"pass"}
+        assert {o.status for o in postgres_outcomes(honest, reachable_database).values()} == {
+            "pass"
+        }
     else:
         done = subprocess.run(
             [sys.executable, "-m", "labs", "doctor", "--clean"],
             cwd=REPO_ROOT,
-            env={**os.environ, "DATABASE_URL": fresh_database},
+            env={**os.environ, "DATABASE_URL": reachable_database},
             capture_output=True,
             text=True,
             timeout=120,
         )
         assert "removed" in done.stdout, done.stdout + done.stderr
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []
 
 
 def test_on_database_urls_server_each_submission_has_a_database_only_its_roles_reach(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """LAB_POSTGRES=url: two submissions graded at once each get a database of their own, made
     by the grader's role, not DATABASE_URL's; each one's roles log in there and are refused in
     the other's; nothing of either stays."""
     tree = solved(tmp_path / "ada")
     versions = with_real_migration(tree).parent
-    given = fresh_database.partition("?")[0].rpartition("/")[2]
+    given = reachable_database.partition("?")[0].rpartition("/")[2]
     with contextlib.ExitStack() as stack:
         tenants, databases = [], []
         for _ in range(2):
-            url = stack.enter_context(database_of_its_own(fresh_database))
+            url = stack.enter_context(database_of_its_own(reachable_database))
             databases.append(url.partition("?")[0].rpartition("/")[2])
             tenants.append(stack.enter_context(migrated_schema(url, versions, 120)))
         assert given not in databases and len(set(databases)) == 2
@@ -374,4 +376,4 @@ def test_on_database_urls_server_each_submission_has_a_database_only_its_roles_r
                 assert refused_connection(login) == ""
                 why = refused_connection(elsewhere(login, databases[theirs]))
                 assert "permission denied for database" in why, why
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []

@@ -19,7 +19,7 @@ from labs.grading.on_postgres_roles import (
 )
 from labs.pg.cluster import TempCluster
 from labs.pg.tenants import Names, new_names
-from labs.sandbox.box import run_sandboxed
+from labs.sandbox.box import Sandbox
 from tests.grading import submissions as make
 from tests.grading.mistakes.catalogue import CATALOGUE, build
 from tests.grading.postgres_help import (
@@ -31,30 +31,30 @@ from tests.grading.postgres_help import (
 
 
 def test_a_fixed_tree_with_its_migration_passes_the_six_on_postgres(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """The solved regions plus a migration carrying both constraints earn every Postgres check."""
     tree = make.fixed(tmp_path / "ada") / "starter"
     with_real_migration(tree, constraints=True)
-    outcomes = postgres_outcomes(tree, fresh_database)
+    outcomes = postgres_outcomes(tree, reachable_database)
     assert {n: o.status for n, o in outcomes.items()} == dict.fromkeys(range(1, 7), "pass")
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []
 
 
 def test_the_untouched_starter_on_its_own_migration_fails_3_4_5_on_postgres(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """Without the constraints Postgres lets the duplicates in, as the checks report."""
     tree = make.starter_copy(tmp_path / "ben")
     with_real_migration(tree, constraints=False)
-    outcomes = postgres_outcomes(tree, fresh_database)
+    outcomes = postgres_outcomes(tree, reachable_database)
     assert [n for n, o in outcomes.items() if o.status == "pass"] == [1, 2, 6]
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []
 
 
 @pytest.mark.parametrize("broken", ["missing", "failing"])
 def test_without_a_migration_that_applies_every_postgres_check_fails_saying_why(
-    tmp_path: Path, fresh_database: str, broken: str
+    tmp_path: Path, reachable_database: str, broken: str
 ) -> None:
     """No migration, or one that cannot run, is a failed grade with the reason, not a crash."""
     tree = make.fixed(tmp_path / "cho") / "starter"
@@ -66,11 +66,11 @@ def test_without_a_migration_that_applies_every_postgres_check_fails_saying_why(
             "def upgrade() -> None:\n    raise RuntimeError('half-written migration')\n",
             encoding="utf-8",
         )
-    outcomes = postgres_outcomes(tree, fresh_database)
+    outcomes = postgres_outcomes(tree, reachable_database)
     assert {o.status for o in outcomes.values()} == {"fail"}
     expected = "no migration" if broken == "missing" else "half-written migration"
     assert all(expected in o.message for o in outcomes.values())
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []
 
 
 def refused(url: str, statement: str) -> bool:
@@ -104,14 +104,14 @@ def drop(database_url: str, names: Names) -> None:
     admin.close()
 
 
-def test_a_submissions_role_reaches_only_its_own_schema(fresh_database: str) -> None:
+def test_a_submissions_role_reaches_only_its_own_schema(reachable_database: str) -> None:
     """Its own schema is its to use; the solution's, another submission's and public's are not."""
-    with psycopg2.connect(fresh_database) as connection, connection.cursor() as cursor:
+    with psycopg2.connect(reachable_database) as connection, connection.cursor() as cursor:
         cursor.execute("CREATE SCHEMA solution; CREATE TABLE solution.runs (id int)")
         cursor.execute("CREATE TABLE public.grades (score int)")
     connection.close()
     ada, ben = new_names(), new_names()
-    mine, theirs = tenant_of(fresh_database, ada), tenant_of(fresh_database, ben)
+    mine, theirs = tenant_of(reachable_database, ada), tenant_of(reachable_database, ben)
     try:
         assert not refused(mine, "CREATE TABLE runs (id int); INSERT INTO runs VALUES (1)")
         assert not refused(theirs, "CREATE TABLE runs (id int)")
@@ -123,35 +123,36 @@ def test_a_submissions_role_reaches_only_its_own_schema(fresh_database: str) -> 
         assert refused(mine, f'ALTER ROLE "{ada.tenant}" CONNECTION LIMIT -1')
     finally:
         for names in (ada, ben):
-            drop(fresh_database, names)
-    assert grading_leftovers(fresh_database) == []
+            drop(reachable_database, names)
+    assert grading_leftovers(reachable_database) == []
 
 
-def test_grading_on_postgres_leaves_no_role_behind(tmp_path: Path, fresh_database: str) -> None:
+def test_grading_on_postgres_leaves_no_role_behind(tmp_path: Path, reachable_database: str) -> None:
     """The roles a submission was graded as are dropped with its schema."""
     tree = make.starter_copy(tmp_path / "ben")
     with_real_migration(tree, constraints=False)
-    postgres_outcomes(tree, fresh_database)
-    assert grading_leftovers(fresh_database) == []
+    postgres_outcomes(tree, reachable_database)
+    assert grading_leftovers(reachable_database) == []
 
 
 def test_a_socket_url_stays_a_socket_and_a_netless_sandbox_logs_in_through_it(
-    pg_cluster: TempCluster, fresh_database: str
+    pg_cluster: TempCluster, reachable_database: str
 ) -> None:
     """The grader keeps the URL's transport: a socket URL's role logs in over it, from a sandbox."""
     names = new_names()
-    url = tenant_of(fresh_database, names)
+    url = tenant_of(reachable_database, names)
     try:
         assert f"host={pg_cluster.socket_dir}" in url
         code = "import os, psycopg2; c = psycopg2.connect(os.environ['URL']); "
         code += "k = c.cursor(); k.execute('SELECT current_user'); print(k.fetchone()[0])"
-        done = run_sandboxed([sys.executable, "-c", code], timeout=60, env={"URL": url})
+        with Sandbox() as box:
+            done = box.run([sys.executable, "-c", code], timeout=60, env={"URL": url})
         assert done.stdout.strip() == names.tenant, done.stderr
     finally:
-        drop(fresh_database, names)
+        drop(reachable_database, names)
 
 
-def test_runs_sharing_a_server_make_and_drop_their_roles_at_once(fresh_database: str) -> None:
+def test_runs_sharing_a_server_make_and_drop_their_roles_at_once(reachable_database: str) -> None:
     """Eight runs at once, twenty each: no grant or revoke on the database collides with another.
 
     Each such statement rewrites the database's one row in pg_database; two
@@ -162,7 +163,7 @@ def test_runs_sharing_a_server_make_and_drop_their_roles_at_once(fresh_database:
     def runs_one_after_another() -> None:
         for _ in range(20):
             names = new_names()
-            admin = connect_admin(fresh_database, names.marker)
+            admin = connect_admin(reachable_database, names.marker)
             try:
                 with admin.cursor() as cursor:
                     create_roles(cursor, names)
@@ -179,7 +180,7 @@ def test_runs_sharing_a_server_make_and_drop_their_roles_at_once(fresh_database:
     for thread in threads:
         thread.join(timeout=240)
     assert failures == []
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []
 
 
 def line_of(script: Path, text: str) -> int:
@@ -229,7 +230,7 @@ FOLLOWS = (
 
 @pytest.mark.parametrize("name", list(FROM_THE_MIGRATION))
 def test_a_failure_that_follows_from_the_migration_points_at_it_not_at_a_region(
-    tmp_path: Path, fresh_database: str, name: str
+    tmp_path: Path, reachable_database: str, name: str
 ) -> None:
     """Every failed check hints at the migration's line that made it fail: the check the
     uniqueness serves says what Postgres refused and why, the others that it follows from it."""
@@ -239,7 +240,7 @@ def test_a_failure_that_follows_from_the_migration_points_at_it_not_at_a_region(
     script = next((tree.parent / "migrations" / "versions" / "starter").glob("*.py"))
     line = line_of(script, named) - (1 if named.startswith('"') else 0)  # create_table( above
     where = f"hint:     migrations/versions/starter/{script.name}:{line}  "
-    outcomes = postgres_outcomes(tree, fresh_database)
+    outcomes = postgres_outcomes(tree, reachable_database)
     failed = {n: o.message for n, o in outcomes.items() if not o.passed}
     assert set(failed) == set(answer.postgres_fails) and own in failed, failed
     for number, message in failed.items():
@@ -248,7 +249,7 @@ def test_a_failure_that_follows_from_the_migration_points_at_it_not_at_a_region(
 
 
 def test_a_migration_lacking_a_uniqueness_is_blamed_only_where_schema_py_declares_it(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """The same migration without constraints: under a schema.py that declares them, checks 3
     and 5 hint at the migration's create_table; under the starter's TODOs, at the tree's files."""
@@ -261,7 +262,7 @@ def test_a_migration_lacking_a_uniqueness_is_blamed_only_where_schema_py_declare
     hints = {
         tree: {
             n: hint_of(o.message)
-            for n, o in postgres_outcomes(tree, fresh_database).items()
+            for n, o in postgres_outcomes(tree, reachable_database).items()
             if n in (3, 5)
         }
         for tree in (declared, todo)
@@ -271,7 +272,7 @@ def test_a_migration_lacking_a_uniqueness_is_blamed_only_where_schema_py_declare
             f"{migration}{line_of(script, table) - 1}  the migration makes no unique"
         ), hints[declared]
         assert hints[todo][number].startswith("hint:     starter/shared/"), hints[todo]
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []
 
 
 # The advisory lock key grading runs once took around their GRANTs ("lab_acl"): a migration that
@@ -292,7 +293,7 @@ def advisory_locks_held(database_url: str) -> int:
 
 
 def test_a_migration_that_holds_advisory_locks_holds_up_no_classmate(
-    tmp_path: Path, fresh_database: str
+    tmp_path: Path, reachable_database: str
 ) -> None:
     """Issue 22: a migration takes the lock grading once needed for its GRANTs (and others),
     switches its own timeouts off and sleeps; an honest classmate graded meanwhile on the same
@@ -310,28 +311,32 @@ def test_a_migration_that_holds_advisory_locks_holds_up_no_classmate(
     )
     honest = make.fixed(tmp_path / "ada") / "starter"
     with_real_migration(honest, constraints=True)
-    hogging = threading.Thread(target=postgres_outcomes, args=(hog, fresh_database), daemon=True)
+    hogging = threading.Thread(
+        target=postgres_outcomes, args=(hog, reachable_database), daemon=True
+    )
     hogging.start()
     for _ in range(600):  # until its migration holds the locks
-        if advisory_locks_held(fresh_database) >= 3:
+        if advisory_locks_held(reachable_database) >= 3:
             break
         time.sleep(0.1)
     else:
         pytest.fail("the hog's migration never took its locks")
     started = time.monotonic()
-    outcomes = postgres_outcomes(honest, fresh_database)
+    outcomes = postgres_outcomes(honest, reachable_database)
     waited = time.monotonic() - started
     assert {n: o.status for n, o in outcomes.items()} == dict.fromkeys(range(1, 7), "pass"), {
         n: o.message for n, o in outcomes.items()
     }
-    assert advisory_locks_held(fresh_database) >= 3, "graded after the hog let go: proves nothing"
+    assert advisory_locks_held(reachable_database) >= 3, (
+        "graded after the hog let go: proves nothing"
+    )
     assert waited < HOG_SECONDS
     hogging.join(timeout=HOG_SECONDS * 3)
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []
 
 
 def test_a_database_error_after_the_migration_fails_only_what_needs_its_tables(
-    tmp_path: Path, fresh_database: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, reachable_database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 22: once the learner's migration ran, Postgres refusing the grader (here when it
     grants the reader its tables) fails the Postgres checks and the migration, saying so; the
@@ -343,11 +348,11 @@ def test_a_database_error_after_the_migration_fails_only_what_needs_its_tables(
     monkeypatch.setattr("labs.grading.on_postgres.grant_reader", refused)
     tree = make.fixed(tmp_path / "ada") / "starter"
     with_real_migration(tree, constraints=True)
-    found = outcomes(tree, fresh_database, ("memory", "postgres", "migration"))
+    found = outcomes(tree, reachable_database, ("memory", "postgres", "migration"))
     memory = {k: o.status for k, o in found.items() if k.startswith("memory-")}
     assert memory == {f"memory-{n}": "pass" for n in range(1, 7)}
     for key in [f"postgres-{n}" for n in range(1, 7)] + ["migration"]:
         assert found[key].status == "fail", (key, found[key])
         assert "after the migration ran, Postgres refused the grader" in found[key].message
         assert "permission denied for schema" in found[key].message
-    assert grading_leftovers(fresh_database) == []
+    assert grading_leftovers(reachable_database) == []

@@ -8,7 +8,8 @@ import pytest
 
 from labs.grading.isolate import check_outcomes
 from labs.trees.finding import tree_root
-from labs.trees.regions import RegionError, apply_solution, copy_tree, parse_regions, regions_in
+from labs.trees.regions import RegionError, copy_tree, parse_regions, regions_in
+from tests.support.solved import apply_solution
 
 
 def test_every_starter_region_serves_a_check_and_opens_with_todo() -> None:

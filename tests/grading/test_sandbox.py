@@ -21,7 +21,7 @@ import pytest
 from labs.checking.protocol import HostSpec
 from labs.grading.errors import BrokenSubmissionError
 from labs.grading.intake import MAX_BYTES, take_in
-from labs.sandbox.box import Sandbox, run_sandboxed
+from labs.sandbox.box import Finished, Sandbox
 from labs.sandbox.launcher import SandboxedLauncher
 from labs.sandbox.limits import SHM_SIZE, TMP_SIZE, Limits
 from labs.sandbox.trampoline import network_namespaces
@@ -39,6 +39,18 @@ DAEMON_MARK = "4242.25"  # the daemon's sleep, to find it among the machine's pr
 def python(code: str) -> list[str]:
     """A command running code in this interpreter."""
     return [sys.executable, "-c", code]
+
+
+def run_sandboxed(
+    argv: list[str],
+    *,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    limits: Limits | None = None,
+) -> Finished:
+    """Run one command in a sandbox of its own, removed after it."""
+    with Sandbox(limits) as box:
+        return box.run(argv, timeout=timeout, env=env)
 
 
 @pytest.fixture
@@ -439,8 +451,9 @@ def test_bubblewraps_dev_holds_no_file_and_its_shm_is_small(bwrap_mode: Mode) ->
     if offered(bwrap_mode):
         pytest.skip(offered(bwrap_mode))
     code = (
-        "import sys\nfrom labs.sandbox.box import run_sandboxed\n"
-        f"done = run_sandboxed([sys.executable, '-c', {DEV_FILLER!r}], timeout=60)\n"
+        "import sys\nfrom labs.sandbox.box import Sandbox\n"
+        "with Sandbox() as box:\n"
+        f"    done = box.run([sys.executable, '-c', {DEV_FILLER!r}], timeout=60)\n"
         "print(done.stdout, done.stderr[-500:])\n"
     )
     with runner(bwrap_mode) as run:
@@ -696,9 +709,10 @@ def test_an_interpreter_and_a_kit_under_tmp_still_run_in_the_sandbox(mode: Mode)
         answer.parent.mkdir()
         answer.write_text("ANSWER = 42\n", encoding="utf-8")
         code = (
-            "import sys\nfrom labs.sandbox.box import run_sandboxed\n"
+            "import sys\nfrom labs.sandbox.box import Sandbox\n"
             f"argv = [sys.executable, '-c', {SEES_ITS_KIT!r}, {str(answer)!r}]\n"
-            "done = run_sandboxed(argv, timeout=60)\n"
+            "with Sandbox() as box:\n"
+            "    done = box.run(argv, timeout=60)\n"
             "print(done.stdout.strip() or done.stderr[-1000:])\n"
         )
         done = subprocess.run(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -13,9 +12,9 @@ from labs.grading.criteria import CRITERIA
 from labs.grading.edits import edits_outside_regions
 from labs.grading.grader import Grader
 from labs.grading.splice import splice
-from labs.grading.typecheck import MYPY_SETTINGS
 from labs.sandbox.files import remove_tree
 from labs.trees.finding import REPO_ROOT
+from labs.trees.typechecking import mypy_command
 from tests.grading import submissions as make
 from tests.support.modes import ALL_MODES, Mode, offered, open_folder, runner
 
@@ -33,16 +32,13 @@ print(typecheck.baseline_cache())
 """
 
 
-def test_the_grading_settings_are_the_projects_tree_settings() -> None:
-    """MYPY_SETTINGS says what pyproject.toml's [tool.mypy] says for the trees."""
-    with (REPO_ROOT / "pyproject.toml").open("rb") as config:
-        project = tomllib.load(config)["tool"]["mypy"]
-    shown = {
-        key: ",".join(value) if isinstance(value, list) else str(value)
-        for key, value in project.items()
-        if key != "overrides"
-    }
-    assert shown == MYPY_SETTINGS
+def test_the_grading_typecheck_reads_the_settings_labs_typecheck_reads(tmp_path: Path) -> None:
+    """Grading and `python -m labs typecheck` run one mypy command line, with the kit's settings
+    (labs/mypy.toml, which tests/core/test_installs.py keeps equal to pyproject.toml's)."""
+    command = mypy_command([tmp_path / "starter"], tmp_path / "cache")
+    assert command[command.index("--config-file") + 1] == str(REPO_ROOT / "labs" / "mypy.toml")
+    assert command[command.index("--cache-dir") + 1] == str(tmp_path / "cache")
+    assert command[-1] == str(tmp_path / "starter")
 
 
 def test_a_stub_beside_a_module_is_an_edit_and_hides_nothing(tmp_path: Path, mode: Mode) -> None:

@@ -16,7 +16,7 @@ from alembic import command
 from alembic.config import Config
 
 from labs.trees.finding import REPO_ROOT
-from tests.support.pgcluster import TempCluster
+from tests.support.pgcluster import TempCluster, drop_database_of
 
 
 def alembic_config(url: str, tree: str, versions: Path | None = None) -> Config:
@@ -89,4 +89,4 @@ def solution_database(pg_cluster: TempCluster, solution_template: str) -> Iterat
     """The URL of a fresh database holding the solution's migrated, empty tables."""
     name = clone_database(pg_cluster, solution_template)
     yield pg_cluster.url(name)
-    pg_cluster.drop_database(name)
+    drop_database_of(pg_cluster, name)

@@ -10,6 +10,7 @@ import pytest
 from labs.bench.server import GatewayServer
 from labs.pg.cluster import Autocommit, TempCluster
 from labs.pg.scratch import migrate
+from tests.support.pgcluster import drop_database_of
 
 GATEWAY = "solution.gateway:create_app()"
 
@@ -29,7 +30,7 @@ def migrated_database(pg_cluster: TempCluster, migrated_template: str) -> Iterat
     with Autocommit(pg_cluster.url()) as cursor:
         cursor.execute(f'CREATE DATABASE "{name}" TEMPLATE "{migrated_template}"')
     yield pg_cluster.url(name)
-    pg_cluster.drop_database(name)
+    drop_database_of(pg_cluster, name)
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ import pytest
 from labs.bench.httpclient import Answer, HttpConnection
 from labs.pg.scratch import migrate
 from tests.support.pgcluster import TempCluster
-from tests.support.servers import GUNICORN_CONFIG, Gunicorn, Nginx
+from tests.support.servers import GUNICORN_CONFIG, Nginx, deployed_gateway
 
 CLIENTS = 4  # fewer than a worker's threads: the load is steady, not an overload
 ENOUGH = 25  # answers to see in each phase before moving on
@@ -176,7 +176,7 @@ def test_intake_survives_the_database_stopping_and_freezing(own_cluster: TempClu
     migrate(url, "solution")
     bound = answer_bound()
     pids: list[int] = []
-    with Gunicorn("solution", CONFIG | {"DATABASE_URL": url}) as gunicorn:
+    with deployed_gateway("solution", CONFIG | {"DATABASE_URL": url}) as gunicorn:
         with Nginx(gunicorn.port) as nginx:
             session, _ = once(nginx.port, "/sessions", {"userId": "ada"})
             steady = Steady(nginx.port, str(session.json()["sessionId"]))  # type: ignore[index]

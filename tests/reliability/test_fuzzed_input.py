@@ -25,7 +25,7 @@ from solution.infra.memory import MemoryStore
 from solution.infra.store import Store
 from tests.reliability.conftest import scalar
 from tests.reliability.test_openapi import document
-from tests.support.servers import DevServer, Gunicorn, chunked, exchange, request
+from tests.support.servers import DevServer, chunked, deployed_gateway, exchange, request
 
 
 @dataclass
@@ -253,7 +253,7 @@ def sized_chat(size: int, session_id: str, client_message_id: str) -> bytes:
 def live_port(request: pytest.FixtureRequest) -> Iterator[int]:
     """The port of a tree's gateway on MOCK=1, under gunicorn or Flask's development server."""
     tree, kind = request.param
-    with Gunicorn(tree) if kind == "gunicorn" else DevServer(tree) as server:
+    with deployed_gateway(tree) if kind == "gunicorn" else DevServer(tree) as server:
         yield server.port
 
 

@@ -23,7 +23,8 @@ from schemathesis.generation.modes import GenerationMode
 
 from labs.pg.cluster import Autocommit, TempCluster
 from labs.trees.finding import REPO_ROOT
-from tests.support.servers import Gunicorn
+from tests.support.pgcluster import drop_database_of
+from tests.support.servers import deployed_gateway
 
 TREES = ["starter", "solution"]
 # What schemathesis sends: this many examples per operation and mode, drawn the same way
@@ -167,10 +168,10 @@ def served(pg_cluster: TempCluster, migrated_template: str) -> Iterator[str]:
         cursor.execute(f'CREATE DATABASE "{name}" TEMPLATE "{migrated_template}"')
     env = {"MOCK": "0", "DATABASE_URL": pg_cluster.url(name), "DB_SCHEMA": "solution"}
     try:
-        with Gunicorn("solution", env) as server:
+        with deployed_gateway("solution", env) as server:
             yield f"http://127.0.0.1:{server.port}"
     finally:
-        pg_cluster.drop_database(name)
+        drop_database_of(pg_cluster, name)
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from labs.bench.server import GatewayServer
 from labs.trees.finding import REPO_ROOT
 from solution.gateway.requests import MAX_BODY_BYTES
 from tests.conftest import IN_CI
@@ -27,9 +28,9 @@ from tests.support.servers import (
     GUNICORN_CONFIG,
     NGINX,
     NGINX_TEMPLATE,
-    Gunicorn,
     Nginx,
     Reply,
+    deployed_gateway,
     exchange,
     read_reply,
 )
@@ -101,11 +102,11 @@ def nginx_installed() -> None:
 
 
 @pytest.fixture(scope="module")
-def servers() -> Iterator[tuple[Gunicorn, Nginx]]:
+def servers() -> Iterator[tuple[GatewayServer, Nginx]]:
     """The solution's gateway under gunicorn, and nginx in front of it."""
     if not NGINX.exists():
         pytest.skip(f"{NGINX} is missing")
-    with Gunicorn("solution") as gunicorn, Nginx(gunicorn.port) as nginx:
+    with deployed_gateway("solution") as gunicorn, Nginx(gunicorn.port) as nginx:
         yield gunicorn, nginx
 
 
@@ -171,7 +172,7 @@ REFUSED_BY_NGINX = {
 
 
 @pytest.mark.parametrize("name", REFUSED_BY_NGINX)
-def test_nginx_refuses_in_json(servers: tuple[Gunicorn, Nginx], name: str) -> None:
+def test_nginx_refuses_in_json(servers: tuple[GatewayServer, Nginx], name: str) -> None:
     """Each request nginx refuses itself gets its status and a JSON error, not nginx's HTML."""
     request, status = REFUSED_BY_NGINX[name]
     reply = exchange(servers[1].port, [request], timeout=10)
@@ -181,7 +182,7 @@ def test_nginx_refuses_in_json(servers: tuple[Gunicorn, Nginx], name: str) -> No
 
 def test_nginx_answers_a_json_503_when_gunicorn_is_down() -> None:
     """With gunicorn stopped, nginx's 502 becomes a JSON 503 with Retry-After."""
-    with Gunicorn("solution") as gunicorn, Nginx(gunicorn.port) as nginx:
+    with deployed_gateway("solution") as gunicorn, Nginx(gunicorn.port) as nginx:
         assert gunicorn.process is not None
         gunicorn.process.terminate()
         gunicorn.process.wait(timeout=15)
@@ -200,7 +201,7 @@ GATEWAY_ERRORS = {
 
 @pytest.mark.parametrize("name", GATEWAY_ERRORS)
 def test_the_gateways_own_errors_pass_through_nginx_untouched(
-    servers: tuple[Gunicorn, Nginx], name: str
+    servers: tuple[GatewayServer, Nginx], name: str
 ) -> None:
     """nginx's error pages are for its own refusals: the gateway's JSON comes back as it was."""
     request, status = GATEWAY_ERRORS[name]
@@ -211,7 +212,7 @@ def test_the_gateways_own_errors_pass_through_nginx_untouched(
     assert is_json_error(proxied), proxied
 
 
-def test_what_nginx_passes_on_gunicorn_accepts(servers: tuple[Gunicorn, Nginx]) -> None:
+def test_what_nginx_passes_on_gunicorn_accepts(servers: tuple[GatewayServer, Nginx]) -> None:
     """The longest request line, longest header and most headers nginx allows reach the app."""
     nginx = servers[1]
     longest = GUNICORN["limit_request_line"]
@@ -245,7 +246,7 @@ REFUSED_BY_GUNICORN = {
 
 
 @pytest.mark.parametrize("name", REFUSED_BY_GUNICORN)
-def test_gunicorn_refuses_in_json(servers: tuple[Gunicorn, Nginx], name: str) -> None:
+def test_gunicorn_refuses_in_json(servers: tuple[GatewayServer, Nginx], name: str) -> None:
     """gunicorn's own refusals are JSON like the gateway's, not its HTML page."""
     request, status = REFUSED_BY_GUNICORN[name]
     reply = exchange(servers[0].port, [request])
@@ -253,7 +254,9 @@ def test_gunicorn_refuses_in_json(servers: tuple[Gunicorn, Nginx], name: str) ->
     assert is_json_error(reply), reply
 
 
-def test_two_content_types_are_a_json_400_through_nginx(servers: tuple[Gunicorn, Nginx]) -> None:
+def test_two_content_types_are_a_json_400_through_nginx(
+    servers: tuple[GatewayServer, Nginx],
+) -> None:
     """nginx passes both Content-Type headers on; gunicorn's 400 for them arrives as JSON."""
     request, status = REFUSED_BY_GUNICORN["two Content-Type headers"]
     reply = exchange(servers[1].port, [request])
@@ -271,7 +274,7 @@ MALFORMED_CHUNKS = {
 @pytest.mark.parametrize("layer", ["gunicorn", "nginx"])
 @pytest.mark.parametrize("name", MALFORMED_CHUNKS)
 def test_a_malformed_chunked_body_is_a_json_400_at_either_layer(
-    servers: tuple[Gunicorn, Nginx], layer: str, name: str
+    servers: tuple[GatewayServer, Nginx], layer: str, name: str
 ) -> None:
     """Broken chunked framing is the client's error, a 400, not the gateway's 500."""
     port = servers[0].port if layer == "gunicorn" else servers[1].port
@@ -289,7 +292,7 @@ def test_one_address_gets_a_few_requests_at_once_and_others_still_answer() -> No
     """
     per_address = directive("limit_conn per_client")[0]
     (lingering,) = directive("lingering_time")
-    with Gunicorn("solution") as gunicorn, Nginx(gunicorn.port) as nginx:
+    with deployed_gateway("solution") as gunicorn, Nginx(gunicorn.port) as nginx:
         trickling = [connect(nginx.port, "127.0.0.3") for _ in range(300)]
         try:
             for sock in trickling:

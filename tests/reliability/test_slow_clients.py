@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import IN_CI
-from tests.support.servers import NGINX, Gunicorn, Nginx
+from tests.support.servers import NGINX, Nginx, deployed_gateway
 from tests.support.slowclients import SlowClients, probe
 
 # A bound on how long the test waits for an answer, so a starved gateway fails the
@@ -35,7 +35,7 @@ def test_healthz_and_chat_answer_while_four_times_the_threads_trickle_through_ng
 ) -> None:
     """Slow connections four times gunicorn's thread count: /healthz, sessions and chat answer."""
     with (
-        Gunicorn(tree) as gunicorn,
+        deployed_gateway(tree) as gunicorn,
         Nginx(gunicorn.port) as nginx,
         SlowClients(nginx.port, 4 * gunicorn.threads) as slow,
     ):

@@ -1,8 +1,9 @@
 """Real servers on loopback for the tests that need sockets, and a raw HTTP exchange.
 
-- `Gunicorn`: a tree's gateway under gunicorn with the shipped deploy/gunicorn.conf.py.
+- `deployed_gateway`: a tree's gateway under gunicorn with the shipped
+  deploy/gunicorn.conf.py (the kit's labs.bench.server.GatewayServer).
 - `Nginx`: the real nginx binary with the shipped deploy/nginx/gateway.conf.template,
-  in a prefix of its own (a temporary directory), in front of a Gunicorn.
+  in a prefix of its own (a temporary directory), in front of a deployed gateway.
 - `DevServer`: `python -m <tree>`, Flask's own server, as a learner runs it.
 
 Each is a context manager that starts the process, waits until /healthz answers,
@@ -27,6 +28,7 @@ from string import Template
 from types import TracebackType
 from typing import Self
 
+from labs.bench.server import GatewayServer
 from labs.pg.cluster import free_port
 from labs.trees.finding import REPO_ROOT
 
@@ -163,37 +165,21 @@ class _Process:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-class Gunicorn(_Process):
-    """A tree's gateway under gunicorn, set up by deploy/gunicorn.conf.py, on MOCK=1.
+def deployed_gateway(tree: str, env: Mapping[str, str] | None = None) -> GatewayServer:
+    """A tree's gateway under gunicorn, set up by deploy/gunicorn.conf.py, on MOCK=1 unless
+    env says otherwise.
 
     One worker process: each process has a memory store of its own, and a
     session made in one would be unknown to the other.
     """
-
-    name = "gunicorn"
-
-    def __init__(self, tree: str, env: Mapping[str, str] | None = None) -> None:
-        super().__init__()
-        self.tree = tree
-        self.env = {"MOCK": "1", **(env or {})}
-        self.threads = int(runpy.run_path(str(GUNICORN_CONFIG))["threads"])
-
-    def command(self) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "--config",
-            str(GUNICORN_CONFIG),
-            "--workers",
-            "1",
-            "--bind",
-            f"127.0.0.1:{self.port}",
-            f"{self.tree}.gateway:create_app()",
-        ]
-
-    def environment(self) -> Mapping[str, str]:
-        return {k: v for k, v in os.environ.items() if k != "DATABASE_URL"} | self.env
+    return GatewayServer(
+        f"{tree}.gateway:create_app()",
+        {"MOCK": "1", **(env or {})},
+        workers=1,
+        threads=int(runpy.run_path(str(GUNICORN_CONFIG))["threads"]),
+        config=GUNICORN_CONFIG,
+        start_timeout=60,
+    )
 
 
 class DevServer(_Process):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Self
 
-from tests.support.servers import Gunicorn, Nginx, request
+from tests.support.servers import Nginx, deployed_gateway, request
 
 BODY_HEAD = (
     b"POST /chat HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -116,7 +116,7 @@ def probe(port: int, timeout: float) -> Probe:
 
 def main(tree: str = "solution", clients: int = 32, timeout: float = 10.0) -> None:
     """Print what the same slow clients do to gunicorn alone and to nginx in front of it."""
-    with Gunicorn(tree) as gunicorn, Nginx(gunicorn.port) as nginx:
+    with deployed_gateway(tree) as gunicorn, Nginx(gunicorn.port) as nginx:
         print(f"{tree} gateway, gunicorn gthread, 1 worker x {gunicorn.threads} threads, MOCK=1")
         print(f"{clients} slow clients, one byte each every 0.5 s")
         for label, port in (("gunicorn alone", gunicorn.port), ("nginx in front", nginx.port)):

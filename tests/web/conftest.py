@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from labs.pg.catalog import latest_migration
 from labs.trees.finding import REPO_ROOT
 from tests.postgres.conftest import clone_database, migrate, unfixed_starter_migration
-from tests.support.pgcluster import TempCluster
+from tests.support.pgcluster import TempCluster, drop_database_of
 from web import create_app
 
 # A pace the eye cannot follow but the threads can: the demo executor in tests.
@@ -94,7 +94,7 @@ def both_trees_database(
     """The URL of a fresh database where both trees' tables exist, empty."""
     name = clone_database(pg_cluster, both_trees_template[0])
     yield pg_cluster.url(name)
-    pg_cluster.drop_database(name)
+    drop_database_of(pg_cluster, name)
 
 
 @pytest.fixture

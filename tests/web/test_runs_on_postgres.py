@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from sqlalchemy.engine import make_url
 
 from tests.postgres.conftest import migrate, unfixed_starter_migration
-from tests.support.pgcluster import TempCluster
+from tests.support.pgcluster import TempCluster, drop_database_of
 from web import bench as bench_module
 
 from .conftest import make_app
@@ -140,7 +140,7 @@ def test_a_database_gone_mid_session_is_a_notice_not_a_500(
 ) -> None:
     """The database disappears after a run was sent: every view answers 503 saying so."""
     run_id, _ = send(postgres_client, "solution")
-    pg_cluster.drop_database(str(make_url(both_trees_database).database))
+    drop_database_of(pg_cluster, str(make_url(both_trees_database).database))
     answers = [
         postgres_client.get("/runs/solution"),
         postgres_client.get("/runs/solution", headers=HTMX),
@@ -160,7 +160,7 @@ def test_a_database_gone_before_the_first_message_is_a_notice_not_a_500(
 ) -> None:
     """The bench opened on Postgres, then the database went before any session: send says 503."""
     assert "(postgres store)" in postgres_client.get("/runs/solution").text
-    pg_cluster.drop_database(str(make_url(both_trees_database).database))
+    drop_database_of(pg_cluster, str(make_url(both_trees_database).database))
     answer = postgres_client.post(
         "/runs/solution/send",
         headers=HTMX,

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import htmx_flask  # type: ignore[import-untyped]
 from flask import Blueprint, Response, abort, redirect, request, url_for
 
 from labs.term.i18n import N_
@@ -21,7 +20,7 @@ from ..checks_run import CheckRun, start_checks
 from ..i18n import Sentence, _
 from ..jobs import BusyError
 from ..lab import lab
-from ..render import render_view
+from ..render import render_view, wants_fragment
 
 bp = Blueprint("checks", __name__, url_prefix="/checks")
 
@@ -81,10 +80,6 @@ def render_checks(tree: str, store: str, error: str = "", status: int = 200) -> 
     )
 
 
-def _is_htmx() -> bool:
-    return bool(htmx_flask.request.htmx) and not htmx_flask.request.htmx.boosted
-
-
 @bp.get("")
 def page() -> Response:
     """The checks page, with the last (or the running) results for the chosen tree and store."""
@@ -128,7 +123,7 @@ def run() -> Response:
         on_end=lambda: the_lab.jobs.release("checks"),
     )
     page_url = url_for("checks.page", tree=tree, store=store)
-    if not _is_htmx():  # a form posted without htmx: see the page at its own address
+    if not wants_fragment():  # a form posted without htmx: see the page at its own address
         return redirect(page_url, 303)  # type: ignore[return-value]
     answer = render_checks(tree, store)
     answer.headers["HX-Replace-Url"] = page_url

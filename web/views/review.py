@@ -16,7 +16,6 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-import htmx_flask  # type: ignore[import-untyped]
 from flask import Blueprint, Response, abort, current_app, g, request
 
 from labs.review import checklist, questions, texts
@@ -26,7 +25,7 @@ from .. import forms
 from ..i18n import Sentence, _, page_language
 from ..jobs import BusyError
 from ..lab import lab
-from ..render import render_view
+from ..render import render_view, wants_fragment
 from ..safety import FormError
 
 bp = Blueprint("review", __name__, url_prefix="/review")
@@ -117,7 +116,7 @@ def one_question(question_id: str, status: int = 200, form_error: str = "") -> R
     if not found:
         abort(404, _("no review question %(id)s", id=repr(question_id)))
     # An htmx answer also refreshes the count of questions marked "got it", out of band.
-    oob = bool(htmx_flask.request.htmx) and not htmx_flask.request.htmx.boosted
+    oob = wants_fragment()
     return render_view(
         "review.html",
         "partials/review_question.html",

@@ -13,7 +13,7 @@ from ..lab import lab
 from ..live_parts import Changes, Drawing, changes
 from ..moves import LESSON_ALLOWED
 from ..outcome import MARKS
-from ..render import render_view
+from ..render import render_view, wants_fragment
 from ..state_graph import draw_graph
 
 bp = Blueprint("runs", __name__, url_prefix="/runs")
@@ -122,7 +122,7 @@ def render_runs(
     context["parts"] = {
         name: Markup(text.replace(ROWS_HERE, all_rows)) for name, text in drawing.parts.items()
     }
-    htmx = htmx_flask.request.htmx and not htmx_flask.request.htmx.boosted
+    htmx = wants_fragment()
     if htmx and before is not None:
         return changes_answer(context, changes(before, now, rows_in="table"), rows, status)
     answer = render_view("runs.html", "partials/runs_live.html", context, status)
