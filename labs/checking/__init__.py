@@ -3,8 +3,9 @@
 protocol.py     what launchers, hosts and the driver share: HostSpec, HostProcess,
                 Launcher, and the host errors (errors.py holds every error here)
 launch.py       the fork and exec launchers; pipes.py the PipeHost they return
-host.py         the child process that imports the tree; ops.py its answers; clock.py
-                its clock, stopped where the driver says (check 3)
+host.py         the child process that imports the tree (libraries.py first); ops.py
+                its answers; clock.py its clock, stopped where the driver says (check 3);
+                turns.py the turns a burst's threads take, line by line of the tree
 session.py      the driver's end of a host; database.py its own reads on Postgres
 driver.py       one check at a time, within its time limit, into a CheckResult
                 (result.py)

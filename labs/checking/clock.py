@@ -12,9 +12,32 @@ time.monotonic and time.sleep are left alone, so the host's own timeouts hold.
 from __future__ import annotations
 
 import math
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-import time_machine
+
+@contextmanager
+def hidden(*names: str) -> Iterator[None]:
+    """While inside, importing any of names fails as if it were not installed, unless it has
+    been imported already: a None in sys.modules makes an import fail (the import system's
+    own rule)."""
+    absent = [name for name in names if name not in sys.modules]
+    for name in absent:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        for name in absent:
+            del sys.modules[name]
+
+
+# time-machine imports pytest (for its fixture) and dateutil (to read a date given as text)
+# whenever it can: nothing a host uses, and longer to import than the rest of the host. A
+# process that has imported them already (the kit's tests) keeps them.
+with hidden("pytest", "dateutil"):
+    import time_machine
 
 # Moments the driver may choose: after 1970, before 2200 (seconds since the epoch).
 EARLIEST, LATEST = 0.0, 7.3e9

@@ -143,9 +143,9 @@ class CheckContext:
             replies.append(answer.get("value") if ok else RefusedError(answer.get("error")))
         return replies
 
-    def burst(self, n: int, op: str, *, pause: float = 1e-4, **call: Any) -> list[dict[str, Any]]:
-        """The same request on n threads at once, switching threads between the tree's lines."""
-        answers = self.host.call("burst", n=n, call={"op": op, **call}, pause=pause)
+    def burst(self, n: int, op: str, **call: Any) -> list[dict[str, Any]]:
+        """The same request on n threads at once, taking turns line by line of the tree."""
+        answers = self.host.call("burst", n=n, call={"op": op, **call}, turns=True)
         found = [a for a in answers if isinstance(a, dict)] if isinstance(answers, list) else []
         for answer in found:
             if answer.get("ok") is True:

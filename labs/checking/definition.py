@@ -22,6 +22,7 @@ class Check:
     title: str
     run: Callable[[CheckContext], None]
     default_hint: str
+    second_process: bool = False  # compares with another process of the tree (launched early)
 
     @property
     def key(self) -> str:
@@ -37,6 +38,7 @@ class ExtraCheck:
     title: str
     run: Callable[[CheckContext], None]
     default_hint: str
+    second_process: bool = False  # compares with another process of the tree (launched early)
 
     @property
     def number(self) -> None:
@@ -44,11 +46,14 @@ class ExtraCheck:
         return None
 
 
-def check(number: int, title: str, default_hint: str) -> Callable[[CheckFunction], Check]:
-    """Make the function below self-check number (checks/__init__.py lists them in order)."""
+def check(
+    number: int, title: str, default_hint: str, *, second_process: bool = False
+) -> Callable[[CheckFunction], Check]:
+    """Make the function below self-check number (checks/__init__.py lists them in order);
+    second_process: it asks for ctx.second_process."""
 
     def make(run: CheckFunction) -> Check:
-        return Check(number, title, run, default_hint)
+        return Check(number, title, run, default_hint, second_process)
 
     return make
 

@@ -11,6 +11,7 @@ checks that remain.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import time
@@ -71,6 +72,8 @@ class Driver:
         self.check_timeout = check_timeout
         self.session: HostSession | None = None
         self.peer: HostSession | None = None  # a second process of the tree, for its keys
+        self.peer_launched: HostSession | None = None  # the peer, before it said hello
+        self.peer_spec = replace(self.spec, store=KEYS_ONLY, database_url=None)
         self.db: Database | None = None
         if store_kind == "postgres":
             if not database_url:
@@ -85,20 +88,30 @@ class Driver:
             self.session = HostSession.start(self.launcher, self.spec, self.start_timeout)
         return self.session
 
-    def second_process(self) -> HostSession:
-        """Another process of the same tree that computes keys, started on first use.
+    def peer_launcher(self) -> Launcher:
+        """What launches the second process. A forked host shares the driver's interpreter
+        state (Python's hash() secret among it), so that one is always exec'd: a fresh
+        interpreter, as a second gateway instance would be."""
+        if isinstance(self.launcher, ForkLauncher):
+            environ = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+            return ExecLauncher(env=environ)
+        return self.launcher
 
-        A forked host shares the driver's interpreter state (Python's hash()
-        secret among it), so this one is always exec'd: a fresh interpreter,
-        as a second gateway instance would be.
-        """
+    def launch_second_process(self) -> None:
+        """Launch the second process now, without waiting for its hello: launched before the
+        first host has said hello, it imports while that one does. A launch that fails here
+        is tried again, and fails with its reason, when a check asks for the process."""
+        if self.peer is None and self.peer_launched is None:
+            with contextlib.suppress(OSError):
+                self.peer_launched = HostSession(self.peer_launcher().launch(self.peer_spec))
+
+    def second_process(self) -> HostSession:
+        """Another process of the same tree that computes keys, launched on first use unless
+        launch_second_process() launched it already."""
         if self.peer is None:
-            launcher = self.launcher
-            if isinstance(launcher, ForkLauncher):
-                environ = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
-                launcher = ExecLauncher(env=environ)
-            spec = replace(self.spec, store=KEYS_ONLY, database_url=None)
-            self.peer = HostSession.start(launcher, spec, self.start_timeout)
+            launched, self.peer_launched = self.peer_launched, None
+            launched = launched or HostSession(self.peer_launcher().launch(self.peer_spec))
+            self.peer = launched.greeted(self.peer_spec, self.start_timeout)
         self.peer.deadline = self.start().deadline
         return self.peer
 
@@ -199,9 +212,10 @@ class Driver:
         if self.session is not None:
             self.session.kill()
             self.session = None
-        if self.peer is not None:
-            self.peer.kill()
-            self.peer = None
+        for peer in (self.peer, self.peer_launched):
+            if peer is not None:
+                peer.kill()
+        self.peer = self.peer_launched = None
 
     def close(self) -> None:
         """Stop the hosts and close the driver's database connection."""

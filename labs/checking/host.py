@@ -42,9 +42,9 @@ Operations (ops.py answers them):
     pending_runs {limit}             the worker's query
     batch {calls}                    several requests in order, in one round trip:
                                      a list of {ok, value | error}
-    burst {n, call, pause}           the same call on n threads at once: a list of
-                                     {ok, value | error}; each thread sleeps `pause` s on
-                                     every line of the tree's code, forcing thread switches
+    burst {n, call, turns}           the same call on n threads at once: a list of
+                                     {ok, value | error}; with turns true the threads take
+                                     turns line by line of the tree's code (turns.py)
 
 Whatever the tree prints goes to this process's fd 1 and 2, which the
 launcher connects to a capped pipe: it never reaches the driver's terminal,
@@ -62,12 +62,15 @@ import json
 import os
 import sys
 import threading
+import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from labs.trees.finding import Tree, TreeLoadError, import_package, import_tree, package_for
 
+from .libraries import preimport_libraries
 from .ops import TEXT_CAP, Host, KeysHost
 from .protocol import KEYS_ONLY, HostSpec
 
@@ -119,6 +122,16 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
             import_package(tree)
             host: Host = KeysHost(tree, spec)
         else:
+            # The libraries' imports make some hundred thousand objects that all stay, so
+            # collecting them, then or later, finds nothing: paused, then frozen, they
+            # import about a tenth faster. The tree's own modules import with the collector
+            # running, as any of the learner's code runs.
+            gc.disable()
+            try:
+                preimport_libraries(spec.store)
+                gc.freeze()
+            finally:
+                gc.enable()
             import_tree(tree)
             host = Host(tree, spec)
     except BaseException as error:  # even SystemExit: the driver must hear why
@@ -146,6 +159,9 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
             if events:
                 _write(answers, {"id": request.get("id"), "partial": True, "events": events})
 
+    # A request that never ends leaves every thread's stack in the capped output, and its
+    # arrows so far with the driver.
+    late = LateRequests(send_events_so_far)
     for line in requests:
         try:
             request = json.loads(line)
@@ -156,22 +172,53 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
         stack_after = request.get("stack_after")
         with writing:
             running[0] = request
-        watch = None
         if isinstance(stack_after, int | float) and stack_after > 0:
-            # A request that never ends leaves every thread's stack in the capped output,
-            # and its arrows so far with the driver.
-            watch = threading.Timer(stack_after, send_events_so_far, (request,))
-            watch.daemon = True
-            watch.start()
+            late.watch(request, stack_after)
         answer = host.answer(request)
-        if watch is not None:
-            watch.cancel()
+        late.watch(None)
         with writing:
             running[0] = None
             answer["id"] = request.get("id")
             answer["events"] = host.take_events()
             _write(answers, answer)
     return 0
+
+
+class LateRequests:
+    """One thread, for the host's life, that calls on_late(request) when a request it was
+    told to watch is still running after its stack_after seconds.
+
+    A timer thread per request cost more than most answers take. This one sleeps until
+    the watched request falls due, and is woken only when a request begins that falls
+    due before the moment it sleeps until: a request that ends in time costs two
+    assignments under a lock.
+    """
+
+    def __init__(self, on_late: Callable[[dict[str, Any]], None]) -> None:
+        self._on_late = on_late
+        self._changed = threading.Condition()
+        self._request: dict[str, Any] | None = None
+        self._due = 0.0
+        self._sleeps_until: float | None = 0.0  # None: until woken; a past moment: awake
+        threading.Thread(target=self._run, name="late-requests", daemon=True).start()
+
+    def watch(self, request: dict[str, Any] | None, after: float = 0.0) -> None:
+        """Watch request from now on, due after `after` seconds; None: watch nothing."""
+        with self._changed:
+            self._request, self._due = request, time.monotonic() + after
+            sleeps_until = self._sleeps_until
+            if request is not None and (sleeps_until is None or sleeps_until > self._due):
+                self._changed.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while self._request is None or self._due > time.monotonic():
+                    self._sleeps_until = None if self._request is None else self._due
+                    until = self._sleeps_until
+                    self._changed.wait(None if until is None else until - time.monotonic())
+                request, self._request = self._request, None
+            self._on_late(request)  # outside the lock: on_late takes the answers' lock
 
 
 def _where_it_broke(error: BaseException, root: Path) -> str:

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import os
 import subprocess
 import sys
@@ -43,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .libraries import preimport_libraries
 from .pipes import PipeHost
 from .protocol import HostProcess, HostSpec, Launcher
 
@@ -184,12 +184,3 @@ class ExecLauncher:
 def default_launcher() -> Launcher:
     """The fork launcher where the system has fork, else the exec launcher."""
     return ForkLauncher() if hasattr(os, "fork") else ExecLauncher()
-
-
-def preimport_libraries(store: str = "memory") -> None:
-    """Import what every tree imports (never the tree), so forked hosts start warm."""
-    names = ["flask", "flask.testing", "pydantic", "sqlalchemy", "sqlmodel"]
-    if store == "postgres":
-        names += ["sqlalchemy.dialects.postgresql", "psycopg2"]
-    for name in names:
-        importlib.import_module(name)

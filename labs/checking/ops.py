@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 import traceback
 from enum import Enum
 from typing import Any
@@ -22,6 +21,7 @@ from .clock import HostClock
 from .protocol import HostSpec
 from .tidy import RunRecorder
 from .trace import Trace, TracingClient, TracingStore, traced_key
+from .turns import Turns
 
 STORE_METHODS = frozenset(
     {
@@ -232,21 +232,27 @@ class Host:
         return [self.answer(call) if isinstance(call, dict) else {} for call in calls]
 
     def op_burst(self, request: dict[str, Any]) -> list[dict[str, Any]]:
-        """The same request on n threads released at once, switching between the tree's lines."""
+        """The same request on n threads released at once; with turns, the threads take
+        turns line by line of the tree's code (turns.py)."""
         count = max(1, min(int(request.get("n", 2)), MAX_BURST))
         call = dict(request["call"])
-        pause = min(max(float(request.get("pause", 0.0)), 0.0), 0.01)
+        turns = Turns(count) if request.get("turns") is True else None
         start = threading.Barrier(count)
         answers: list[dict[str, Any]] = [{}] * count
-        tracer = self._pauser(pause) if pause else None
 
         def one(index: int) -> None:
+            if turns is None:
+                start.wait()
+                answers[index] = self.answer(call)
+                return
+            turns.enter(index)
             start.wait()
-            sys.settrace(tracer)
+            sys.settrace(self._taking_turns(turns, index))
             try:
                 answers[index] = self.answer(call)
             finally:
                 sys.settrace(None)
+                turns.leave(index)
 
         threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
         previous = sys.getswitchinterval()
@@ -260,18 +266,14 @@ class Host:
             sys.setswitchinterval(previous)
         return answers
 
-    def _pauser(self, pause: float) -> Any:
-        """A trace function that sleeps on every line of the tree's own code.
-
-        Sleeping hands the processor to the other threads of the burst, so
-        each thread stops between any two lines of the tree: a check and an
-        insert that are not done under one lock are caught in between.
-        """
+    def _taking_turns(self, turns: Turns, me: int) -> Any:
+        """A trace function that waits for thread me's turn before every line of the tree's
+        own code, so the threads of a burst stop between any two of its lines."""
         root = str(self.tree.root)
 
         def on_line(frame: Any, event: str, arg: Any) -> Any:
             if event == "line":
-                time.sleep(pause)
+                turns.line(me)
             return on_line
 
         def on_call(frame: Any, event: str, arg: Any) -> Any:

@@ -136,7 +136,11 @@ def run_checks(
         )
     except Exception as error:  # the driver's own database connection
         return Report(found.name, store_kind, [], error=clean_text(error, 400), seed=seed)
+    checks: list[Check | ExtraCheck] = list(CHECKS) + (list(EXTRA_CHECKS) if extra else [])
+    chosen = [check for check in checks if not only or check.key in only]
     try:
+        if any(check.second_process for check in chosen):
+            driver.launch_second_process()  # it imports while the first host does
         try:
             driver.check_store()
         except TreeDoesNotImportError as error:
@@ -150,11 +154,8 @@ def run_checks(
             )
         except (RefusedError, HostError) as error:
             return Report(found.name, store_kind, [], error=clean_text(error, 600), seed=seed)
-        checks: list[Check | ExtraCheck] = list(CHECKS) + (list(EXTRA_CHECKS) if extra else [])
         results = []
-        for check in checks:
-            if only and check.key not in only:
-                continue
+        for check in chosen:
             if on_start is not None:
                 on_start(check.key)
             result = driver.run(check, _(check.title))

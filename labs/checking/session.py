@@ -47,12 +47,16 @@ class HostSession:
         cls, launcher: Launcher, spec: HostSpec, timeout: float = START_TIMEOUT
     ) -> HostSession:
         """Launch a host and wait for its hello; TreeDoesNotImportError if the tree would not."""
-        session = cls(launcher.launch(spec))
+        return cls(launcher.launch(spec)).greeted(spec, timeout)
+
+    def greeted(self, spec: HostSpec, timeout: float = START_TIMEOUT) -> HostSession:
+        """This session once its host said hello (read here, within timeout), for a host
+        launched without waiting; TreeDoesNotImportError if the tree would not import."""
         try:
-            answer = session.process.receive(timeout)
+            answer = self.process.receive(timeout)
         except HostError as error:
-            tail = clean_text(session.process.stderr_tail().strip(), 600)
-            session.kill()
+            tail = clean_text(self.process.stderr_tail().strip(), 600)
+            self.kill()
             why = (
                 _(
                     "it did not finish importing within {seconds:g} s (a loop at module level?)"
@@ -64,7 +68,7 @@ class HostSession:
                 why += _("; its last output: {tail}").format(tail=tail)
             raise TreeDoesNotImportError(why) from None
         if answer.get("id") != "hello" or answer.get("ok") is not True:
-            session.kill()
+            self.kill()
             refused = RefusedError(answer.get("error"))
             said = refused.message or "no hello from the host"
             if refused.where:  # the file:line the import failed at, with the tree's own path
@@ -73,8 +77,8 @@ class HostSession:
                 said += _(" (at {where})").format(where=f"{tree.display_path(path)}:{line}")
             raise TreeDoesNotImportError(said)
         value = answer.get("value")
-        session.hello = value if isinstance(value, dict) else {}
-        return session
+        self.hello = value if isinstance(value, dict) else {}
+        return self
 
     @property
     def statuses(self) -> tuple[str, ...]:

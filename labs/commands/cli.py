@@ -10,10 +10,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-import wcwidth
-
 from labs.term import i18n
-from labs.term.columns import ColumnWrapper
 from labs.term.i18n import N_, _
 from labs.version import version_text
 
@@ -93,7 +90,9 @@ class DisplayWidthHelpFormatter(argparse.HelpFormatter):
     """argparse's help formatter, measuring text in terminal columns instead of characters.
 
     argparse wraps help with textwrap, which counts characters; a Chinese character takes two
-    columns, so Chinese help would come out twice as wide as the terminal.
+    columns, so Chinese help would come out twice as wide as the terminal. The width tables
+    (wcwidth) load when help or an error is first formatted, not on every start: `selftest`
+    must start as fast as the tree's own imports allow.
     """
 
     def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
@@ -118,11 +117,15 @@ class DisplayWidthHelpFormatter(argparse.HelpFormatter):
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         """One argument's help, as lines of at most width columns."""
+        from labs.term.columns import ColumnWrapper
+
         text = self._whitespace_matcher.sub(" ", text).strip()
         return ColumnWrapper(width).wrap(text)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         """The description, as lines of at most width columns, each starting with indent."""
+        from labs.term.columns import ColumnWrapper
+
         text = self._whitespace_matcher.sub(" ", text).strip()
         wrapper = ColumnWrapper(width, initial_indent=indent, subsequent_indent=indent)
         return "\n".join(wrapper.wrap(text))
@@ -140,6 +143,8 @@ class DisplayWidthHelpFormatter(argparse.HelpFormatter):
         takes 6 columns. So the lines are laid out behind blanks as wide as the prefix,
         which are then replaced by the prefix itself.
         """
+        import wcwidth
+
         shown = _("usage: ") if prefix is None else prefix
         blank = " " * wcwidth.width(shown)
         text = super()._format_usage(usage, actions, groups, blank)
@@ -192,7 +197,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         # Python 3.11's argparse words this help before any catalog is asked.
         help=_("show program's version number and exit"),
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # prog given, as argparse would work it out from the usage (no positional comes before
+    # the command), so building the parser formats nothing.
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", prog=parser.prog
+    )
     named = f"labs.commands.{chosen_command(argv)}" if argv is not None else None
     # The learners' release leaves out the instructors' commands (diff, drift): naming one
     # there registers every command, so argparse's "invalid choice" lists what there is.

@@ -8,6 +8,7 @@ decided here. LAB_SEED=N repeats a run's inputs; TRACE=1 prints the calls.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -43,9 +44,11 @@ def selftest(root: Path) -> int:
         launcher.prestart(host_spec(tree.root, tree.package, store_kind, url, None))
     from labs.checking.report import LivePrinter
     from labs.checking.runner import draw_seed, run_checks
+    from labs.grading.results import score_lines  # what the grade would count
 
     from . import self_total  # the grader's verdicts on the rest, for the total
 
+    gc.freeze()  # what is imported stays: no collection, during the checks or at exit, looks at it
     others = self_total.start(tree.root, store_kind)  # beside the checks, in a process of its own
     seed = draw_seed()
     printer = LivePrinter(trace=os.environ.get("TRACE") == "1")
@@ -59,8 +62,6 @@ def selftest(root: Path) -> int:
             on_result=printer.result,
             launcher=launcher,
         )
-        from labs.grading.results import score_lines  # what the grade would count
-
         lines = score_lines({store_kind: report}, tree.name, printer.width, others.result())
         printer.footer(report, lines)
     except BrokenPipeError:  # piped into `head`: stop printing quietly

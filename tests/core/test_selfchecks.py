@@ -42,18 +42,30 @@ def outcomes(stdout: str) -> dict[int, bool]:
     return found
 
 
-def test_the_starter_as_shipped_passes_1_2_6_and_fails_3_4_5() -> None:
+@pytest.fixture(scope="module")
+def starter_selftest(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    """The untouched starter's self-checks, run once (lab state of its own) for the tests that
+    read them."""
+    state = tmp_path_factory.mktemp("lab-state-starter")
+    return selftest("starter", LAB_STATE_DIR=str(state), XDG_STATE_HOME=str(state / "xdg"))
+
+
+def test_the_starter_as_shipped_passes_1_2_6_and_fails_3_4_5(
+    starter_selftest: subprocess.CompletedProcess[str],
+) -> None:
     """The untouched starter fails exactly the checks whose TODOs are unsolved."""
-    result = selftest("starter")
+    result = starter_selftest
     assert outcomes(result.stdout) == {1: True, 2: True, 3: False, 4: False, 5: False, 6: True}
     assert result.stdout.splitlines()[-1] == "3 passed, 3 failed"
     assert result.returncode == 1
     assert "Traceback" not in result.stdout + result.stderr
 
 
-def test_each_starter_failure_points_at_a_real_todo_line() -> None:
+def test_each_starter_failure_points_at_a_real_todo_line(
+    starter_selftest: subprocess.CompletedProcess[str],
+) -> None:
     """Every hint names a file:line whose line holds TODO(check N) for that check."""
-    stdout = selftest("starter").stdout
+    stdout = starter_selftest.stdout
     hints = HINT_LINE.findall(stdout)
     assert len(hints) == 3
     for (path, line), check in zip(hints, (3, 4, 5), strict=True):

@@ -116,18 +116,33 @@ MODES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def hostile_class() -> Iterator[list[Path]]:
+    """The class's hand-ins, built once for every mode.
+
+    Grading takes each hand-in in (copies it to scratch space) before any of
+    its code runs, so the folders graded in one mode are as built in the next;
+    60,000 empty folders cost more to make and remove than most gradings.
+    """
+    root = open_folder("lab-attacks-class-")
+    try:
+        yield build_class(root / "class")
+    finally:
+        remove_tree(root)
+
+
 @pytest.fixture(scope="module", params=MODES)
-def graded(request: pytest.FixtureRequest) -> Iterator[ClassRun]:
+def graded(request: pytest.FixtureRequest, hostile_class: list[Path]) -> Iterator[ClassRun]:
     """The hostile class, graded once in one mode, its output folder prepared as attacks find it.
 
-    The output folder holds an earlier run's grades.csv (written as the grader
-    writes it), and a link planted at grades.md that points at a victim file.
+    The class is the mode's user's, as a class folder it was handed; the output
+    folder holds an earlier run's grades.csv (written as the grader writes it),
+    and a link planted at grades.md that points at a victim file.
     """
     mode: Mode = request.param
     with runner(mode) as run:
         root = open_folder("lab-attacks-")
         try:
-            sources = build_class(root / "class")
             out = root / "out"
             out.mkdir(mode=0o700)
             write_csv([Grade(PREVIOUS)], out / "grades.csv")
@@ -135,12 +150,14 @@ def graded(request: pytest.FixtureRequest) -> Iterator[ClassRun]:
             victim.write_text("the instructor's own file\n", encoding="utf-8")
             (out / "grades.md").symlink_to(victim)
             give_to(root, run.uid)
-            os.chmod(root / "class", 0o700)
+            class_folder = hostile_class[0].parent
+            give_to(class_folder.parent, run.uid)
+            os.chmod(class_folder, 0o700)
             done = run.python(
                 "-m",
                 "labs",
                 "grade",
-                *map(str, sources),
+                *map(str, hostile_class),
                 "--out",
                 str(out),
                 "--timeout",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg2
@@ -14,7 +15,9 @@ from labs.grading.criteria import CRITERIA, Criterion, Outcome
 from labs.grading.edits import edits_outside_regions
 from labs.grading.grader import Grader
 from labs.grading.migration import judge_migration
+from labs.pg.cluster import TempCluster
 from labs.trees.finding import load_tree
+from tests.grading.conftest import sandbox_reachable_database
 from tests.grading.mistakes.catalogue import CATALOGUE, Answer, build
 
 pytestmark = pytest.mark.slow  # the whole catalogue, on both stores
@@ -34,6 +37,17 @@ JUDGED_IN_TIME = (
     "text-key-rounds-to-the-nearest-window",
     "text-key-by-the-clocks-minute",
 )
+
+
+@pytest.fixture(scope="module")
+def class_server(pg_cluster: TempCluster) -> Iterator[str]:
+    """A database the sandboxes' users may reach, named as DATABASE_URL for every answer.
+
+    The grader gives each submission a database of its own on that server and
+    drops it afterwards, as for a class; so the answers share the URL.
+    """
+    with sandbox_reachable_database(pg_cluster) as url:
+        yield url
 
 
 def failing(outcomes: dict[int, Outcome]) -> set[int]:
@@ -73,11 +87,11 @@ def test_each_answer_gets_its_verdict_on_memory(tmp_path: Path, answer: Answer) 
 
 @pytest.mark.parametrize("answer", ANSWERS)
 def test_each_answer_gets_its_verdict_on_postgres(
-    tmp_path: Path, reachable_database: str, answer: Answer
+    tmp_path: Path, class_server: str, answer: Answer
 ) -> None:
     """On Postgres, with the answer's own migration, exactly the checks named fail."""
     tree = build(answer, tmp_path / answer.name)
-    grader = Grader(tree, timeout=20.0, database_url=reachable_database)
+    grader = Grader(tree, timeout=20.0, database_url=class_server)
     outcomes = {n: grader.outcome(_criterion("postgres", n)) for n in CHECKS}
     assert failing(outcomes) == set(answer.postgres_fails), {
         n: o.message for n, o in outcomes.items() if not o.passed
@@ -86,11 +100,11 @@ def test_each_answer_gets_its_verdict_on_postgres(
 
 @pytest.mark.parametrize("answer", ANSWERS)
 def test_each_answers_migration_gets_its_verdict(
-    tmp_path: Path, reachable_database: str, answer: Answer
+    tmp_path: Path, class_server: str, answer: Answer
 ) -> None:
     """The migration criterion, judged on Postgres after the answer's migration ran."""
     tree = build(answer, tmp_path / answer.name)
-    outcome = judge_migration(tree, database_url=reachable_database, timeout=60.0)
+    outcome = judge_migration(tree, database_url=class_server, timeout=60.0)
     assert outcome.passed == answer.migration_passes, outcome.message
 
 
