@@ -14,7 +14,7 @@ from labs.term.i18n import _
 from labs.version import version_text
 
 from .app import create_app
-from .hosts import ENV_VAR, trusted_from_env
+from .safety.hosts import ENV_VAR, trusted_from_env
 
 HIGHEST_PORT = 65535
 

@@ -12,11 +12,11 @@ from htmx_flask import Htmx  # type: ignore[import-untyped]
 from jinja2 import StrictUndefined
 from werkzeug.wrappers import Response
 
-from .checks_run import KEPT_OUTPUT
-from .hosts import trusted_from_env, trusted_hosts
+from .checkruns.check_run import KEPT_OUTPUT
 from .i18n import register_i18n
 from .lab import Lab
 from .safety import register_safety
+from .safety.hosts import trusted_from_env, trusted_hosts
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:

@@ -9,10 +9,12 @@ from typing import Any
 
 from flask import abort, current_app
 
-from .bench import Bench
-from .checks_run import CheckRun
+from labs.checking.api import StoreKind
+
+from .checkruns.check_run import CheckRun
 from .i18n import _
-from .jobs import HeavyJobs
+from .safety.jobs import HeavyJobs
+from .workbench.workbench import Workbench
 
 
 class Lab:
@@ -31,13 +33,13 @@ class Lab:
         self.check_runs: dict[tuple[str, str], CheckRun] = {}
         # One race and one check run at a time: a second one is told the dashboard is busy.
         self.jobs = HeavyJobs()
-        self._benches: dict[str, Bench] = {}
+        self._benches: dict[str, Workbench] = {}
         self._lock = threading.Lock()
 
     @property
-    def stores(self) -> list[str]:
+    def stores(self) -> list[StoreKind]:
         """The stores the checks can run on here: postgres only when configured."""
-        return ["memory", "postgres"] if self.database_url else ["memory"]
+        return list(StoreKind) if self.database_url else [StoreKind.MEMORY]
 
     def tree_spec(self, name: str) -> str:
         """Return what to import for a tree name, or answer 404 naming the choices."""
@@ -52,12 +54,12 @@ class Lab:
             )
         return self.trees[name]
 
-    def bench(self, name: str) -> Bench:
+    def bench(self, name: str) -> Workbench:
         """Return the tree's bench, opening it (and its store) on first use."""
         spec = self.tree_spec(name)
         with self._lock:
             if name not in self._benches:
-                self._benches[name] = Bench(
+                self._benches[name] = Workbench(
                     name,
                     spec,
                     self.database_url,

@@ -33,7 +33,7 @@ MANIFEST = Path("docs/screenshots.json")
 BROWSER_TESTS = [
     "tests/web/test_browser.py",
     "tests/web/test_browser_postgres.py",
-    "tests/web/test_browser_chinese.py",
+    "tests/web/test_browser_languages.py",
     "tests/web/test_browser_screens.py",
 ]
 
@@ -42,7 +42,7 @@ COMMON = [
     "web/templates/base.html",
     "web/static/dashboard.css",
     "web/static/dashboard.js",
-    "web/render.py",
+    "web/rendering/fragments.py",
     "web/app.py",
     "web/i18n.py",
     "tests/web/browser.py",
@@ -51,11 +51,11 @@ CHECKS = [
     "web/templates/checks.html",
     "web/templates/partials/check_*.html",
     "web/templates/partials/sequence.html",
-    "web/check_child.py",
-    "web/check_rows.py",
-    "web/checks_run.py",
-    "web/phrases.py",
-    "web/sequence.py",
+    "web/checkruns/check_process.py",
+    "web/checkruns/rows.py",
+    "web/checkruns/check_run.py",
+    "web/checkruns/phrases.py",
+    "web/rendering/sequence.py",
     "web/views/checks.py",
     "labs/checking/checks/*.py",
     "labs/checking/marks.py",
@@ -73,16 +73,16 @@ RUNS = [
     "web/templates/partials/runs_live.html",
     "web/templates/partials/state_graph.html",
     "web/templates/partials/timeline.html",
-    "web/bench.py",
-    "web/demo.py",
-    "web/intake.py",
-    "web/journal.py",
-    "web/moves.py",
-    "web/outcome.py",
-    "web/remote.py",
-    "web/sent.py",
-    "web/tree_link.py",
-    "web/state_graph.py",
+    "web/workbench/workbench.py",
+    "web/workbench/demo_executor.py",
+    "web/workbench/gateway_client.py",
+    "web/workbench/journal.py",
+    "web/workbench/moves.py",
+    "web/workbench/outcome.py",
+    "web/workbench/remote_store.py",
+    "web/workbench/sent_runs.py",
+    "web/workbench/tree_link.py",
+    "web/rendering/state_graph.py",
     "web/views/runs.py",
     "web/views/run_actions.py",
     "tests/web/test_browser.py",
@@ -90,11 +90,11 @@ RUNS = [
 POSTGRES = ["tests/web/test_browser_postgres.py", "tests/web/conftest.py"]
 # The pictures at a phone's width are taken by the test that loads every page on each screen.
 SCREENS = "tests/web/test_browser_screens.py"
-CHINESE = ["labs/locale/zh_Hans_CN/LC_MESSAGES/lab.po", "tests/web/test_browser_chinese.py"]
+CHINESE = ["labs/locale/zh_Hans_CN/LC_MESSAGES/lab.po", "tests/web/test_browser_languages.py"]
 RUN_DETAIL = [
     "web/templates/run.html",
     "web/templates/partials/run_body.html",
-    "web/strip.py",
+    "web/rendering/strip.py",
     "web/views/run_detail.py",
 ]
 DIFF = [

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Literal
+
+Tool = Literal["python", "pgbench", "wrk"]  # what generated a load (python: loadgen.py)
+Loop = Literal["closed", "open"]  # closed: each client waits for its answer; open: a fixed rate
 
 
 @dataclass(frozen=True)
@@ -18,8 +22,8 @@ class Measurement:
     p50_ms: float
     p99_ms: float
     errors: int
-    tool: str = "python"  # what generated the load: pgbench, wrk, or the Python loadgen
-    loop: str = "closed"  # closed: each client waits for its answer; open: a fixed arrival rate
+    tool: Tool = "python"  # what generated the load: pgbench, wrk, or the Python loadgen
+    loop: Loop = "closed"  # closed: each client waits for its answer; open: a fixed arrival rate
     rate: float = 0.0  # open loop: the arrival rate asked for, per second
     late: int = 0  # open loop: requests sent more than 1 ms after their intended time
     # CPU milliseconds per operation, by whom: postgres, server (gunicorn workers), client.

@@ -24,7 +24,7 @@ from sqlalchemy.engine import make_url
 from labs.pg.cluster import find_bindir
 from labs.term.i18n import _
 
-from .stats import Measurement, summarize
+from .stats import Measurement, Tool, summarize
 
 # Set to a comma-separated list (e.g. "pgbench,wrk") to act as if those binaries were absent.
 WITHOUT_ENV = "BENCH_WITHOUT"
@@ -191,7 +191,7 @@ def run_wrk(
     )
 
 
-def _tagged(measurement: Measurement, tool: str) -> Measurement:
+def _tagged(measurement: Measurement, tool: Tool) -> Measurement:
     from dataclasses import replace
 
     return replace(measurement, tool=tool)

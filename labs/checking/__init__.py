@@ -12,8 +12,11 @@ driver.py       one check at a time, within its time limit, into a CheckResult
 context.py      what a check runs in; definition.py what a check is
 checks/         the six, one module each (check 3's key rule in keys_in_time.py);
                 extra.py the extra checks; rules.py the rule each failure names
-runner.py       all of them into a Report; report.py and results.py print it and
-                write results.json
-trace.py, tidy.py, hints.py, selftest.py   the calls recorded, the shared database
-                kept tidy, the TODO a failure points to, SELFTEST=1
+runner.py       all of them into a Report; report.py the Report, printed live, as JSON
+                Lines and as results.json, whose format results_json.py writes
+trace.py, marks.py, tidy.py, hints.py, inputs.py   the calls recorded, the broken rule
+                marked in them, the shared database kept tidy, the TODO a failure points
+                to, the inputs a printed seed replays; catalog.py what pybabel extracts
+api.py          what a program outside the package uses of it, in one place (this
+                __init__ imports nothing: a tree's host passes through it, and starts fast)
 """

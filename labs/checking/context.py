@@ -22,6 +22,7 @@ from labs.untrusted import clean_text
 from .database import Database
 from .errors import CheckFailedError, RefusedError
 from .hints import Hint, hint_for
+from .protocol import StoreKind
 from .rules import ACCEPTS_MESSAGE, OPENS_SESSION, Rule
 from .session import HostSession
 
@@ -72,7 +73,7 @@ class CheckContext:
     """What a check works with: requests to the tree's host, fresh inputs, and hints."""
 
     tree: Tree
-    store_kind: str  # "memory" or "postgres"
+    store_kind: StoreKind
     host: HostSession
     rng: random.Random
     db: Database | None = None  # on Postgres: the driver's own connection
@@ -224,7 +225,7 @@ class CheckContext:
 
     def schema_or(self, relative: str, check: int) -> Hint:
         """On Postgres the constraint lives in the schema; in memory, in relative."""
-        if self.store_kind == "postgres":
+        if self.store_kind == StoreKind.POSTGRES:
             return self.hint("shared/schema.py", check)
         return self.hint(relative, check)
 

@@ -38,10 +38,10 @@ from .hints import hint_for, stuck_at
 from .inputs import KeyedRandom
 from .launch import ExecLauncher, ForkLauncher, default_launcher
 from .marks import NO_ANSWER
-from .protocol import KEYS_ONLY, Launcher, host_spec
+from .protocol import KEYS_ONLY, Launcher, StoreKind, host_spec
 from .result import CheckResult
 from .session import START_TIMEOUT, HostSession
-from .trace import Event, unanswered
+from .trace import Arrow, Event, unanswered
 
 CHECK_TIMEOUT = 10.0  # seconds a check may take before it counts as hung
 TIDY_TIMEOUT = 5.0
@@ -53,7 +53,7 @@ class Driver:
     def __init__(
         self,
         tree: Tree,
-        store_kind: str,
+        store_kind: StoreKind,
         *,
         launcher: Launcher | None = None,
         database_url: str | None = None,
@@ -75,7 +75,7 @@ class Driver:
         self.peer_launched: HostSession | None = None  # the peer, before it said hello
         self.peer_spec = replace(self.spec, store=KEYS_ONLY, database_url=None)
         self.db: Database | None = None
-        if store_kind == "postgres":
+        if store_kind == StoreKind.POSTGRES:
             if not database_url:
                 raise TreeDoesNotImportError(
                     "--store postgres needs DATABASE_URL (or --database-url)"
@@ -163,7 +163,7 @@ class Driver:
                 if hung is not None:  # the diagram ends with the call that never came back
                     waited = f"> {self.check_timeout:g} s"  # trace data: the note is worded
                     session.events.append(
-                        Event(hung.target, hung.source, waited, "error", NO_ANSWER)
+                        Event(hung.target, hung.source, waited, Arrow.ERROR, NO_ANSWER)
                     )
             self.stop()
         except (HostGoneError, HostProtocolError) as error:
@@ -197,7 +197,7 @@ class Driver:
 
     def tidy(self) -> None:
         """On Postgres, cancel the runs the check left pending (see tidy.py)."""
-        if self.store_kind != "postgres" or self.session is None:
+        if self.store_kind != StoreKind.POSTGRES or self.session is None:
             return
         self.session.deadline = time.monotonic() + TIDY_TIMEOUT
         try:

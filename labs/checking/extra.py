@@ -5,6 +5,7 @@ Driven like the six: requests to the tree's host, inputs from the run's seed.
 
 from __future__ import annotations
 
+from labs.lesson.states import RunStatus
 from labs.term.i18n import N_, _
 
 from .context import CheckContext, expect, record
@@ -40,7 +41,11 @@ def concurrent_claims(ctx: CheckContext) -> None:
     """Two workers claim the same pending run at once: exactly one wins."""
     run = ctx.new_run()
     answers = ctx.burst(
-        2, "store", method="transition", args=[run["id"], "pending", "running"], actor="worker"
+        2,
+        "store",
+        method="transition",
+        args=[run["id"], RunStatus.PENDING, RunStatus.RUNNING],
+        actor="worker",
     )
     wins = sum(1 for a in answers if a.get("ok"))
     losers = {record(a.get("error")).get("type") for a in answers if not a.get("ok")}

@@ -72,7 +72,7 @@ from labs.trees.finding import Tree, TreeLoadError, import_package, import_tree,
 
 from .libraries import preimport_libraries
 from .ops import TEXT_CAP, Host, KeysHost
-from .protocol import KEYS_ONLY, HostSpec
+from .protocol import HELLO, KEYS_ONLY, HostSpec, HostStore, StoreKind
 
 
 def die_with_parent() -> None:
@@ -140,10 +140,10 @@ def serve(spec: HostSpec, requests_fd: int, answers_fd: int, output_fd: int | No
         )
         where = _where_it_broke(error, root)
         error_answer = {"type": "TreeLoadError", "message": text[:TEXT_CAP], "where": where}
-        _write(answers, {"id": "hello", "ok": False, "error": error_answer, "events": []})
+        _write(answers, {"id": HELLO, "ok": False, "error": error_answer, "events": []})
         return 0
     gc.freeze()  # the libraries and the tree stay: collections skip them from now on
-    _write(answers, {"id": "hello", "ok": True, "value": host.hello(), "events": []})
+    _write(answers, {"id": HELLO, "ok": True, "value": host.hello(), "events": []})
     writing = threading.Lock()  # the answer and a partial one never interleave
     running: list[object] = [None]  # the request being answered, changed under writing
 
@@ -252,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     """python -m labs.checking.host: the exec'd form of the host (see launch.py)."""
     parser = argparse.ArgumentParser(prog="python -m labs.checking.host")
     parser.add_argument("--tree", required=True, type=Path)
-    parser.add_argument("--store", choices=["memory", "postgres", KEYS_ONLY], default="memory")
+    stores = [kind.value for kind in StoreKind] + [KEYS_ONLY]
+    parser.add_argument("--store", choices=stores, default=StoreKind.MEMORY.value)
     parser.add_argument("--package", default="")
     parser.add_argument("--database-url-fd", type=int)
     parser.add_argument("--schema")
@@ -260,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--answers-fd", type=int, required=True)
     args = parser.parse_args(argv)
     url = read_secret(args.database_url_fd) if args.database_url_fd is not None else None
-    spec = HostSpec(args.tree, args.store, url, args.schema, args.package)
+    store: HostStore = KEYS_ONLY if args.store == KEYS_ONLY else StoreKind(args.store)
+    spec = HostSpec(args.tree, store, url, args.schema, args.package)
     return serve(spec, args.requests_fd, args.answers_fd)
 
 

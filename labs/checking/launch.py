@@ -67,7 +67,7 @@ def host_command(
     url_fd: int | None = None,
 ) -> list[str]:
     """The command line of an exec'd host; its database URL comes on url_fd (credentials_pipe)."""
-    command = [python, "-m", HOST_MODULE, "--tree", str(spec.tree), "--store", spec.store]
+    command = [python, "-m", HOST_MODULE, "--tree", str(spec.tree), "--store", str(spec.store)]
     if spec.package:
         command += ["--package", spec.package]
     if spec.database_url:

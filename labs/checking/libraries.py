@@ -10,13 +10,15 @@ from __future__ import annotations
 import contextlib
 import importlib
 
+from .protocol import HostStore, StoreKind
+
 NAMES = ("flask", "flask.testing", "pydantic", "sqlalchemy", "sqlmodel")
 POSTGRES_NAMES = ("sqlalchemy.dialects.postgresql", "psycopg2")
 
 
-def preimport_libraries(store: str = "memory") -> None:
+def preimport_libraries(store: HostStore = StoreKind.MEMORY) -> None:
     """Import what every tree imports on this store, never the tree; one that is missing is
     left for the tree's own import to report, at the line of the tree that needs it."""
-    for name in NAMES + (POSTGRES_NAMES if store == "postgres" else ()):
+    for name in NAMES + (POSTGRES_NAMES if store == StoreKind.POSTGRES else ()):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)

@@ -7,7 +7,7 @@ the second message stored at one seq, the key that changed for the same
 arguments. The marks are kept in the host, beside the trace they mark, and
 are for the eye only: verdicts come from the driver's own reading.
 
-A mark is a kind ("through", besides the trace's plain kinds) and a note:
+A mark is a note on an arrow of kind "through" (trace.py's Arrow.THROUGH):
 an English msgid from NOTES that each front end words in its own language,
 so a trace carries no sentence in the language of whoever ran it.
 """
@@ -49,38 +49,38 @@ class Marks:
         self._seqs: set[tuple[str, int]] = set()
         self._lock = threading.Lock()
 
-    def store(self, name: str, args: tuple[Any, ...], result: object) -> tuple[str, str]:
-        """The kind and note of a store method's answer ("" for a plain one)."""
+    def store(self, name: str, args: tuple[Any, ...], result: object) -> str:
+        """The note marking a store method's answer ("" for a plain one)."""
         with self._lock:
             if name == "transition" and len(args) == 3:
                 source, target = _word(args[1]), _word(args[2])
                 if target not in LESSON_MOVES.get(source, frozenset({target})):
-                    return "through", FORBIDDEN
+                    return FORBIDDEN
             if name == "append_message" and len(args) == 5:
                 place = (str(args[1]), int(args[4]) if isinstance(args[4], int) else -1)
                 if place in self._seqs:
-                    return "through", SECOND_SEQ
+                    return SECOND_SEQ
                 self._seqs.add(place)
             if name == "create_run" and len(args) == 3 and getattr(result, "created", False):
                 if str(args[2]) in self._stored_keys:
-                    return "through", SECOND_ROW
+                    return SECOND_ROW
                 self._stored_keys.add(str(args[2]))
-        return "", ""
+        return ""
 
-    def chat(self, body: object, status: int, answer: object, replayed: bool) -> tuple[str, str]:
-        """The kind and note of a POST /chat answer: a second run for a repeated request."""
+    def chat(self, body: object, status: int, answer: object, replayed: bool) -> str:
+        """The note marking a POST /chat answer: a second run for a repeated request."""
         fields = body if isinstance(body, dict) else {}
         run_id = answer.get("runId") if isinstance(answer, dict) else None
         client_id = fields.get("clientMessageId")
         if status != 202 or run_id is None or not client_id or replayed:
-            return "", ""
+            return ""
         request = (str(fields.get("sessionId")), str(client_id))
         with self._lock:
             first = self._runs.setdefault(request, run_id)
-        return ("through", SECOND_RUN) if first != run_id else ("", "")
+        return SECOND_RUN if first != run_id else ""
 
-    def key(self, arguments: tuple[object, ...], key: str) -> tuple[str, str]:
-        """The kind and note of idempotency_key_for's answer: another key for the same call."""
+    def key(self, arguments: tuple[object, ...], key: str) -> str:
+        """The note marking idempotency_key_for's answer: another key for the same call."""
         with self._lock:
             first = self._keys.setdefault(arguments, key)
-        return ("through", NEW_KEY) if first != key else ("", "")
+        return NEW_KEY if first != key else ""

@@ -18,7 +18,7 @@ from typing import Any
 from labs.trees.finding import Tree
 
 from .clock import HostClock
-from .protocol import HostSpec
+from .protocol import MAX_BATCH, MAX_BURST, HostSpec, StoreKind
 from .tidy import RunRecorder
 from .trace import Trace, TracingClient, TracingStore, traced_key
 from .turns import Turns
@@ -37,8 +37,6 @@ STORE_METHODS = frozenset(
         "pending_runs",
     }
 )
-MAX_BURST = 64
-MAX_BATCH = 256
 TEXT_CAP = 2000
 
 
@@ -123,7 +121,7 @@ class Host:
         """A fresh store for the next check (memory), or the shared one, recorded (postgres);
         the real clock again, whatever the last check left it at."""
         self.clock.set(None)
-        if self.spec.store == "memory":
+        if self.spec.store == StoreKind.MEMORY:
             self.raw = self.tree.module("infra").MemoryStore()
         else:
             self.raw = RunRecorder(self._shared_store())
@@ -136,7 +134,7 @@ class Host:
         the learner's to keep. Answers which store it is.
         """
         if self.store is None:
-            memory = self.spec.store == "memory"
+            memory = self.spec.store == StoreKind.MEMORY
             self.raw = self.tree.module("infra").MemoryStore() if memory else self._shared_store()
             self._serve(self.raw)
         return self.spec.store

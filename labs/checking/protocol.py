@@ -1,13 +1,16 @@
 """What a launcher, a host and the driver agree on: the spec, the process, the errors.
 
-    HostSpec(tree: Path, store: "memory" | "postgres" | "keys", database_url: str | None,
+    StoreKind: MEMORY "memory" | POSTGRES "postgres"      the store the checks run on
+    HostSpec(tree: Path, store: StoreKind | "keys", database_url: str | None,
              schema: str | None, package: str)          frozen, hashable
-        what to host ("keys": a second process that only computes keys).
+        what to host ("keys", KEYS_ONLY: a second process that only computes keys).
         `package` is the name the tree is imported under
         (labs.trees.finding.package_for(root)); `schema` the Postgres schema of its tables.
     host_spec(tree, package, store, database_url, schema) -> HostSpec
         the spec the driver uses: schema defaults to $DB_SCHEMA on Postgres,
         else the package.
+    MAX_BATCH, MAX_BURST                        the most requests one `batch` request
+                                                carries, the most copies one `burst` runs
 
     Launcher (Protocol):  launch(spec: HostSpec) -> HostProcess
 
@@ -34,25 +37,43 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from .errors import HostError, HostGoneError, HostProtocolError, HostTimeoutError
 
 __all__ = [
+    "HELLO",
     "KEYS_ONLY",
+    "MAX_BATCH",
+    "MAX_BURST",
     "HostError",
     "HostGoneError",
     "HostProcess",
     "HostProtocolError",
     "HostSpec",
+    "HostStore",
     "HostTimeoutError",
     "Launcher",
+    "StoreKind",
     "host_spec",
 ]
 
 
-KEYS_ONLY = "keys"  # the store kind of a host that only computes keys (check 3's second process)
+class StoreKind(StrEnum):
+    """The store the checks run on: the tree's MemoryStore (MOCK=1) or its SqlStore."""
+
+    MEMORY = "memory"
+    POSTGRES = "postgres"
+
+
+HELLO: Final = "hello"  # the id of a host's first answer: the tree imported, or why not
+KEYS_ONLY: Final = "keys"  # the store of a host that only computes keys (check 3's second process)
+HostStore = StoreKind | Literal["keys"]  # what a host opens: a store, or none (KEYS_ONLY)
+# A host refuses a `batch` request of more calls, and a `burst` of more copies.
+MAX_BATCH: Final = 256
+MAX_BURST: Final = 64
 
 
 @dataclass(frozen=True)
@@ -60,7 +81,7 @@ class HostSpec:
     """What a host should import and which store it should open."""
 
     tree: Path
-    store: str = "memory"  # "memory", "postgres" or KEYS_ONLY
+    store: HostStore = StoreKind.MEMORY
     database_url: str | None = None
     schema: str | None = None
     package: str = ""
@@ -91,9 +112,9 @@ class Launcher(Protocol):
 
 
 def host_spec(
-    tree: Path, package: str, store: str, database_url: str | None, schema: str | None
+    tree: Path, package: str, store: StoreKind, database_url: str | None, schema: str | None
 ) -> HostSpec:
     """A tree's host spec; the schema defaults to $DB_SCHEMA on Postgres, else the package."""
-    if store == "postgres" and not schema:
+    if store == StoreKind.POSTGRES and not schema:
         schema = os.environ.get("DB_SCHEMA") or None
     return HostSpec(tree, store, database_url, schema or package, package)

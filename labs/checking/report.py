@@ -1,20 +1,56 @@
-"""A Report for people (printed live), for programs (JSON Lines), and as results.json v3."""
+"""A run of the checks as a Report, and the Report written out: printed live for people, as
+JSON Lines for programs, and as results.json v3."""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, TextIO
 
 from labs.term.i18n import _
 from labs.term.layout import failure_lines, marks, terminal_width
 
+from .checks import CHECKS
 from .hints import Hint
 from .result import CheckResult
-from .results import TestEntry, results_document
-from .runner import Report
+from .results_json import TestEntry, TestStatus, results_document
 from .trace import Event
+
+
+@dataclass
+class Report:
+    """All results of one run of the checks."""
+
+    tree: str
+    store: str
+    results: list[CheckResult]
+    error: str = ""  # set when the checks could not run at all
+    seed: int = 0  # the seed the run's inputs were drawn from (--seed N repeats them)
+
+    @property
+    def six(self) -> list[CheckResult]:
+        """The results that count: checks 1 to 6."""
+        return [r for r in self.results if not r.extra]
+
+    @property
+    def passed(self) -> int:
+        """How many of the six passed."""
+        return sum(r.passed for r in self.six)
+
+    @property
+    def failed(self) -> int:
+        """How many of the six failed; all six when the checks could not run."""
+        if self.error:
+            return len(CHECKS)
+        return sum(not r.passed for r in self.six)
+
+    @property
+    def ok(self) -> bool:
+        """True when every check that ran among the six passed."""
+        return not self.error and self.failed == 0 and self.passed > 0
 
 
 class LivePrinter:
@@ -88,7 +124,9 @@ def results_v3(report: Report) -> dict[str, object]:
     tests = [
         TestEntry(
             name=f"{result.key}. {result.title}" if not result.extra else f"extra: {result.title}",
-            status="pass" if result.passed else ("fail" if result.ran else "error"),
+            status=TestStatus.PASS
+            if result.passed
+            else (TestStatus.FAIL if result.ran else TestStatus.ERROR),
             message=result.message,
             output=result.output,
             test_code=result.test_code,
@@ -102,7 +140,7 @@ def results_v3(report: Report) -> dict[str, object]:
 def summary_json(report: Report) -> dict[str, object]:
     """The closing line of a report: totals, and the error if the checks could not run."""
     return {
-        "type": "report",
+        "type": LineType.REPORT,
         "tree": report.tree,
         "store": report.store,
         "error": report.error,
@@ -117,7 +155,7 @@ def result_json(result: CheckResult) -> dict[str, object]:
     """One result with everything a front end draws: status, hint and trace events."""
     hint = result.hint
     return {
-        "type": "result",
+        "type": LineType.RESULT,
         "key": result.key,
         "number": result.number,
         "title": result.title,
@@ -147,6 +185,13 @@ def result_from_json(entry: Mapping[str, Any]) -> CheckResult:
         else None,
         events=[Event.from_dict(event) for event in entry.get("events", [])],
     )
+
+
+class LineType(StrEnum):
+    """What a line of the JSON Lines report holds (its "type")."""
+
+    RESULT = "result"  # one finished check (result_json)
+    REPORT = "report"  # the closing line: the totals (summary_json)
 
 
 class ReportLines:

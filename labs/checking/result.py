@@ -15,7 +15,7 @@ from labs.term.layout import EXPECTED, GOT, HINT
 
 from .hints import Hint
 from .rules import Rule
-from .trace import Event
+from .trace import Arrow, Event
 
 
 @dataclass
@@ -55,13 +55,13 @@ class CheckResult:
     def trace_lines(self) -> list[str]:
         """The check's calls, one arrow a line, as --trace prints them."""
         marks = {
-            "replay": "[replay] ",
-            "refused": "[refused] ",
-            "error": "[error] ",
-            "through": "[went through] ",
+            Arrow.REPLAY: "[replay] ",
+            Arrow.REFUSED: "[refused] ",
+            Arrow.ERROR: "[error] ",
+            Arrow.THROUGH: "[went through] ",
         }
         return [
-            f"{e.source:>7} {'->' if e.kind == 'call' else '-->'} {e.target:<7} "
+            f"{e.source:>7} {'->' if e.kind == Arrow.CALL else '-->'} {e.target:<7} "
             f"{marks.get(e.kind, '')}{e.text}"
             for e in self.events
         ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from labs.term.i18n import _
@@ -17,42 +16,10 @@ from .driver import CHECK_TIMEOUT, Driver
 from .errors import HostError, RefusedError, TreeDoesNotImportError
 from .extra import EXTRA_CHECKS
 from .inputs import fresh_seed
-from .protocol import Launcher
+from .protocol import Launcher, StoreKind
+from .report import Report
 from .result import CheckResult
 from .session import START_TIMEOUT
-
-
-@dataclass
-class Report:
-    """All results of one run of the checks."""
-
-    tree: str
-    store: str
-    results: list[CheckResult]
-    error: str = ""  # set when the checks could not run at all
-    seed: int = 0  # the seed the run's inputs were drawn from (--seed N repeats them)
-
-    @property
-    def six(self) -> list[CheckResult]:
-        """The results that count: checks 1 to 6."""
-        return [r for r in self.results if not r.extra]
-
-    @property
-    def passed(self) -> int:
-        """How many of the six passed."""
-        return sum(r.passed for r in self.six)
-
-    @property
-    def failed(self) -> int:
-        """How many of the six failed; all six when the checks could not run."""
-        if self.error:
-            return len(CHECKS)
-        return sum(not r.passed for r in self.six)
-
-    @property
-    def ok(self) -> bool:
-        """True when every check that ran among the six passed."""
-        return not self.error and self.failed == 0 and self.passed > 0
 
 
 def unknown_check_keys(only: set[str], extra: bool) -> str:
@@ -86,7 +53,7 @@ def draw_seed() -> int:
 
 def run_checks(
     tree: Tree | str | Path,
-    store_kind: str = "memory",
+    store_kind: str = StoreKind.MEMORY,
     *,
     extra: bool = False,
     database_url: str | None = None,
@@ -106,8 +73,10 @@ def run_checks(
     keep apart by creating their own sessions. on_result hears each result as
     soon as it exists, so a reader sees every check that finished; on_start hears
     each check's key as it begins (the tree's host is up by then). A set of
-    keys in `only` that names no check gives a report saying so.
+    keys in `only` that names no check gives a report saying so. store_kind is
+    a StoreKind or its value ("memory", "postgres").
     """
+    store_kind = StoreKind(store_kind)
     seed = draw_seed() if seed is None else seed
     name = tree.name if isinstance(tree, Tree) else str(tree)
     unknown = unknown_check_keys(only, extra) if only else ""

@@ -25,7 +25,7 @@ from .errors import (
     RefusedError,
     TreeDoesNotImportError,
 )
-from .protocol import HostProcess, HostSpec, Launcher
+from .protocol import HELLO, HostProcess, HostSpec, Launcher
 from .trace import Event, events_from
 
 START_TIMEOUT = 60.0  # seconds a host may take to import the tree
@@ -67,7 +67,7 @@ class HostSession:
             if tail:
                 why += _("; its last output: {tail}").format(tail=tail)
             raise TreeDoesNotImportError(why) from None
-        if answer.get("id") != "hello" or answer.get("ok") is not True:
+        if answer.get("id") != HELLO or answer.get("ok") is not True:
             self.kill()
             refused = RefusedError(answer.get("error"))
             said = refused.message or "no hello from the host"

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 from labs.term.i18n import _
@@ -24,9 +24,19 @@ from .marks import EXISTING, INSERTED, NOTES, Marks
 
 LANES = ("client", "gateway", "store", "worker")
 
-# What an arrow means: a call, an ordinary answer, a replayed answer, a refusal, a failure,
-# and an answer that let through what the lesson forbids (marks.py).
-KINDS = ("call", "ok", "replay", "refused", "error", "through")
+
+class Arrow(StrEnum):
+    """What an arrow means: its kind, as the CLI marks it and the dashboard draws it."""
+
+    CALL = "call"
+    OK = "ok"  # an ordinary answer
+    REPLAY = "replay"  # the answer to a request already made, replayed
+    REFUSED = "refused"
+    ERROR = "error"
+    THROUGH = "through"  # an answer that let through what the lesson forbids (marks.py)
+
+
+ARROWS = frozenset(Arrow)
 
 
 @dataclass(frozen=True)
@@ -40,7 +50,7 @@ class Event:
     source: str
     target: str
     label: str
-    kind: str
+    kind: Arrow
     note: str = ""
 
     def as_dict(self) -> dict[str, str]:
@@ -50,7 +60,10 @@ class Event:
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Event:
         """The event as_dict gave this data for (a report line read back)."""
-        return cls(**{name: str(data.get(name, "")) for name in cls.__dataclass_fields__})
+        source, target, label, kind, note = (
+            str(data.get(name, "")) for name in ("source", "target", "label", "kind", "note")
+        )
+        return cls(source, target, label, Arrow(kind), note)
 
     @property
     def text(self) -> str:
@@ -73,7 +86,7 @@ class Trace:
         default_factory=lambda: ContextVar("muted", default=False), repr=False
     )
 
-    def record(self, source: str, target: str, label: str, kind: str, note: str = "") -> None:
+    def record(self, source: str, target: str, label: str, kind: Arrow, note: str = "") -> None:
         """Append one arrow, unless this thread's calls are muted."""
         if self._muted.get():
             return
@@ -158,17 +171,17 @@ class TracingStore:
             """The call, with an arrow to the store and one back."""
             caller = trace.actor
             shown = [short(a) for a in args] + [f"{k}={short(v)}" for k, v in kwargs.items()]
-            trace.record(caller, "store", f"{name}({', '.join(shown)})", "call")
+            trace.record(caller, "store", f"{name}({', '.join(shown)})", Arrow.CALL)
             try:
                 result = method(*args, **kwargs)
             except Exception as error:
-                trace.record("store", caller, f"{type(error).__name__}: {error}", "refused")
+                trace.record("store", caller, f"{type(error).__name__}: {error}", Arrow.REFUSED)
                 raise
-            kind = "replay" if getattr(result, "created", True) is False else "ok"
+            kind = Arrow.REPLAY if getattr(result, "created", True) is False else Arrow.OK
             label, note = _describe_result(result)
-            if kind == "ok" and trace.recording:
-                marked, why = trace.marks.store(name, args, result)
-                kind, note = marked or kind, why or note
+            if kind == Arrow.OK and trace.recording:
+                broken = trace.marks.store(name, args, result)
+                kind, note = (Arrow.THROUGH, broken) if broken else (kind, note)
             trace.record("store", caller, label, kind, note)
             return result
 
@@ -198,15 +211,17 @@ def traced_key(
     clientMessageId the moment the host's clock was stopped at (clock.py) counts among
     the arguments: another window may rightly give another key."""
     shown = [short(a) for a in args] + ([f"now={now!r}"] if now is not None else [])
-    trace.record("gateway", "gateway", f"idempotency_key_for({', '.join(shown)})", "call")
+    trace.record("gateway", "gateway", f"idempotency_key_for({', '.join(shown)})", Arrow.CALL)
     try:
         key = str(function(*args) if now is None else function(*args, now=now))
     except Exception as error:
-        trace.record("gateway", "gateway", f"{type(error).__name__}: {error}", "refused")
+        trace.record("gateway", "gateway", f"{type(error).__name__}: {error}", Arrow.REFUSED)
         raise
     moment = clock if len(args) > 1 and args[1] is None else None
-    kind, note = trace.marks.key((*args, now, moment), key) if trace.recording else ("", "")
-    trace.record("gateway", "gateway", repr(clip(key, 13)), kind or "ok", note)
+    broken = trace.marks.key((*args, now, moment), key) if trace.recording else ""
+    trace.record(
+        "gateway", "gateway", repr(clip(key, 13)), Arrow.THROUGH if broken else Arrow.OK, broken
+    )
     return key
 
 
@@ -225,22 +240,22 @@ class TracingClient:
         """Send one request and record it and its answer."""
         trace = self._trace
         label = f"{method} {path}" + (f" {json.dumps(body)}" if body is not None else "")
-        trace.record("client", "gateway", clip(label, 160), "call")
+        trace.record("client", "gateway", clip(label, 160), Arrow.CALL)
         with trace.acting_as("gateway"):
             client = self._app.test_client()  # one per call: safe across threads
             response = client.open(path, method=method, json=body, **kwargs)
-        kind, note = "ok", ""
+        kind, note = Arrow.OK, ""
         replayed = response.headers.get("Idempotent-Replayed") == "true"
         if replayed:
-            kind = "replay"
+            kind = Arrow.REPLAY
         elif response.status_code >= 500:
-            kind = "error"
+            kind = Arrow.ERROR
         elif response.status_code >= 400:
-            kind = "refused"
+            kind = Arrow.REFUSED
         elif method == "POST" and path == "/chat" and trace.recording:
             answered = response.get_json(silent=True)
-            marked, note = trace.marks.chat(body, response.status_code, answered, replayed)
-            kind = marked or kind
+            note = trace.marks.chat(body, response.status_code, answered, replayed)
+            kind = Arrow.THROUGH if note else kind
         answer = response.get_data(as_text=True).strip()
         trace.record("gateway", "client", clip(f"{response.status_code} {answer}", 160), kind, note)
         return response
@@ -262,7 +277,7 @@ def unanswered(events: list[Event]) -> Event | None:
     """
     waiting: list[Event] = []
     for event in events:
-        if event.kind == "call":
+        if event.kind == Arrow.CALL:
             waiting.append(event)
         elif waiting and (event.source, event.target) == (waiting[-1].target, waiting[-1].source):
             waiting.pop()
@@ -279,6 +294,6 @@ def events_from(untrusted: object, limit: int = 400) -> list[Event]:
             continue
         source, target, label, kind, *rest = (str(part) for part in item)
         note = rest[0] if rest and rest[0] in NOTES else ""
-        if source in LANES and target in LANES and kind in KINDS:
-            events.append(Event(source, target, clean_text(label, 160), kind, note))
+        if source in LANES and target in LANES and kind in ARROWS:
+            events.append(Event(source, target, clean_text(label, 160), Arrow(kind), note))
     return events

@@ -15,7 +15,7 @@ from labs.term.i18n import _
 from labs.trees.finding import tree_root
 
 
-def learner_tree(name: str) -> Path | None:
+def learner_tree_root(name: str) -> Path | None:
     """The folder of the tree named (starter, solution or a path), or None after saying why not."""
     root = tree_root(name)
     if not (root / "__init__.py").is_file():

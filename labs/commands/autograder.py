@@ -20,13 +20,22 @@ import re
 import shutil
 import tempfile
 import zipfile
+from enum import StrEnum
 from pathlib import Path
 
 from labs.term.i18n import _
 
 from ..grading.kitwheel import WheelError, build_wheel
 
-PLATFORMS = ("classroom50", "gradescope")
+
+class Platform(StrEnum):
+    """A grading platform the kit writes an autograder for."""
+
+    CLASSROOM50 = "classroom50"
+    GRADESCOPE = "gradescope"
+
+
+PLATFORMS = tuple(platform.value for platform in Platform)  # as the command line lists them
 SCRIPT = "autograder.py"
 GRADING = Path(__file__).resolve().parents[1] / "grading"
 CONSTRAINTS = GRADING / "constraints.txt"
@@ -93,9 +102,10 @@ def write_autograder(platform: str, out: Path, wheel: Path | None = None, **plac
     """
     if platform not in PLATFORMS:
         raise AutograderError(f"no platform {platform!r}; choose from {', '.join(PLATFORMS)}")
-    if platform == "gradescope" and (out.suffix != ".zip" or out.exists()):
+    chosen = Platform(platform)
+    if chosen is Platform.GRADESCOPE and (out.suffix != ".zip" or out.exists()):
         raise AutograderError(f"{out}: Gradescope takes a new .zip file")
-    if platform == "classroom50" and out.exists() and (not out.is_dir() or any(out.iterdir())):
+    if chosen is Platform.CLASSROOM50 and out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise AutograderError(f"{out} exists and is not an empty folder: choose a new one")
     with tempfile.TemporaryDirectory(prefix="lab-autograder-") as scratch:
         files = Path(scratch) / "files"
@@ -104,9 +114,9 @@ def write_autograder(platform: str, out: Path, wheel: Path | None = None, **plac
         else:
             files.mkdir()
             wheel = Path(shutil.copyfile(wheel, files / wheel.name))
-        (files / SCRIPT).write_text(script_text(platform, wheel, **places), encoding="utf-8")
+        (files / SCRIPT).write_text(script_text(chosen.value, wheel, **places), encoding="utf-8")
         shutil.copyfile(CONSTRAINTS, files / "constraints.txt")
-        if platform == "gradescope":
+        if chosen is Platform.GRADESCOPE:
             (files / "setup.sh").write_text(SETUP_SH, encoding="utf-8")
             (files / "run_autograder").write_text(RUN_AUTOGRADER, encoding="utf-8")
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -132,8 +142,10 @@ def run(args: argparse.Namespace) -> int:
         print(_("autograder: {error}").format(error=error))
         return 1
     where = {
-        "classroom50": _("commit it as CLASSROOM/autograders/ASSIGNMENT/ (labs/INSTRUCTORS.md)"),
-        "gradescope": _("upload it as the assignment's autograder (labs/INSTRUCTORS.md)"),
-    }[args.platform]
+        Platform.CLASSROOM50: _(
+            "commit it as CLASSROOM/autograders/ASSIGNMENT/ (labs/INSTRUCTORS.md)"
+        ),
+        Platform.GRADESCOPE: _("upload it as the assignment's autograder (labs/INSTRUCTORS.md)"),
+    }[Platform(args.platform)]
     print(_("wrote {out}: {where}").format(out=out, where=where))
     return 0

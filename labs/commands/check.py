@@ -10,9 +10,10 @@ from pathlib import Path
 
 from labs.checking.driver import CHECK_TIMEOUT
 from labs.checking.extra import EXTRA_CHECKS
+from labs.checking.protocol import StoreKind
 from labs.checking.report import LivePrinter, ReportLines, results_v3
 from labs.checking.result import CheckResult
-from labs.checking.results import write_results
+from labs.checking.results_json import write_results
 from labs.checking.runner import draw_seed, run_checks, unknown_check_keys
 from labs.grading.results import score_lines
 from labs.review import self_total
@@ -33,7 +34,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         ),
     )
     add_tree_option(parser)
-    parser.add_argument("--store", choices=["memory", "postgres"], default="memory")
+    stores = [kind.value for kind in StoreKind]
+    parser.add_argument("--store", choices=stores, default=StoreKind.MEMORY.value)
     parser.add_argument(
         "--database-url",
         default=os.environ.get("DATABASE_URL"),

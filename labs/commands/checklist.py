@@ -12,8 +12,8 @@ from labs.term.i18n import _
 from ..review import checklist as day
 from ..review import texts
 
-MARKS = {"done": "[x]", "open": "[ ]", "unverified": "[?]"}
-STATES = {"ok": "ok  ", "no": "no  ", "unknown": "--  "}
+MARKS = {day.ItemStatus.DONE: "[x]", day.ItemStatus.OPEN: "[ ]", day.ItemStatus.UNVERIFIED: "[?]"}
+STATES = {day.Finding.OK: "ok  ", day.Finding.NO: "no  ", day.Finding.UNKNOWN: "--  "}
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"      {labels['self_only'].format(id=item.id)}")
         if item.ticked:
             print(f"      {labels['ticked_by_you']}")
-        if item.status == "unverified" and item.verifications:
+        if item.status == day.ItemStatus.UNVERIFIED and item.verifications:
             print(f"      {labels['unverified']}: --tick {item.id}")
-    done = sum(item.status == "done" for item in items)
+    done = sum(item.status == day.ItemStatus.DONE for item in items)
     print("\n" + labels["summary"].format(done=done, total=len(items)))
     return 0 if done == len(items) else 1

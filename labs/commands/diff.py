@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+from typing import Literal, TextIO, get_args
 
 from labs.checking.checks import CHECKS
 from labs.term.i18n import _
@@ -13,6 +13,7 @@ from labs.trees.finding import tree_root
 
 COLOURS = {"-": "\033[31m", "+": "\033[32m", "heading": "\033[1m", "where": "\033[36m"}
 RESET = "\033[0m"
+When = Literal["auto", "always", "never"]  # --color: auto colours on a terminal only
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,7 +34,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--solution", default="solution", help=_("solution tree (name or path)"))
     parser.add_argument(
         "--color",
-        choices=["auto", "always", "never"],
+        choices=get_args(When),
         default="auto",
         help=_("colour the output (default: only on a terminal)"),
     )
@@ -101,7 +102,7 @@ def render_stat(diff: dict[int, list[Hunk]]) -> list[str]:
     return out
 
 
-def use_colour(choice: str, stream: TextIO) -> bool:
+def use_colour(choice: When, stream: TextIO) -> bool:
     """Colour on a terminal (or when asked), never into a pipe or file by default."""
     if choice == "auto":
         return stream.isatty()

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from labs.grading.server_choice import CHOICES, chosen_server, grading_place
+from labs.grading.server_choice import CHOICES, Place, chosen_server, grading_place
 from labs.sandbox.errors import NoIsolationError
 from labs.sandbox.modes import BWRAP_FLAG, BWRAP_HELP, UNSAFE_FLAG, machine_isolation
 from labs.sandbox.network import url_needs_network
@@ -31,9 +31,9 @@ from ..grading.tree_choice import TREE_NAME, tree_name_error
 def postgres_said(database_url: str | None) -> str:
     """Where the class was graded on Postgres, for the closing line."""
     return {
-        "url": ", Postgres on DATABASE_URL's server",
-        "own": ", Postgres on a cluster of the grader's own",
-        "none": ", Postgres not graded (no PostgreSQL server binaries, no DATABASE_URL)",
+        Place.URL: ", Postgres on DATABASE_URL's server",
+        Place.OWN: ", Postgres on a cluster of the grader's own",
+        Place.NONE: ", Postgres not graded (no PostgreSQL server binaries, no DATABASE_URL)",
     }[grading_place(database_url)]
 
 

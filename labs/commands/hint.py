@@ -11,7 +11,7 @@ from labs.review.texts import message
 from labs.term.i18n import _
 from labs.term.layout import terminal_width
 
-from . import learner_tree
+from . import learner_tree_root
 
 CHECK_NUMBERS = [check.number for check in CHECKS]
 
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from ..review.hints import hint_lines, tier_to_show
     from ..review.state import legacy_notice
 
-    root = learner_tree(args.tree)
+    root = learner_tree_root(args.tree)
     if root is None:
         return 2
     notice = legacy_notice()

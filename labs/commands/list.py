@@ -8,12 +8,12 @@ import sys
 import wcwidth
 
 from labs.checking.checks import CHECKS
-from labs.checking.runner import Report
+from labs.checking.report import Report
 from labs.review.progress import error_lines, failing, fresh_report, next_todo, score
 from labs.term.i18n import _
 from labs.term.layout import marks, terminal_width, wrapped
 
-from . import add_timeout_option, add_tree_option, learner_tree
+from . import add_timeout_option, add_tree_option, learner_tree_root
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,7 +55,7 @@ def progress_lines(tree: str, report: Report, place: str | None, width: int | No
 
 def run(args: argparse.Namespace) -> int:
     """Print where the tree stands; 2 when the tree is not there."""
-    root = learner_tree(args.tree)
+    root = learner_tree_root(args.tree)
     if root is None:
         return 2
     report = fresh_report(root, timeout=args.timeout)

@@ -9,7 +9,7 @@ from pathlib import Path
 from labs.checking.checks import CHECKS
 from labs.term.i18n import _
 
-from . import learner_tree
+from . import learner_tree_root
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from ..review.reset import ResetError, reset_check
     from ..review.texts import message
 
-    root = learner_tree(args.tree)
+    root = learner_tree_root(args.tree)
     if root is None:
         return 2
     if args.undo:

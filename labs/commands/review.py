@@ -133,7 +133,8 @@ def ask(question: Question, number: int, total: int, source: TextIO, out: TextIO
         return False
     print(f"\n{labels['mark_prompt']}", file=out, flush=True)
     choice = read_line(source)  # a line, so its Enter is not the next answer's empty line
-    mark = {"g": "got", "p": "partly", "n": "not_yet"}.get((choice or "").strip().lower()[:1])
+    keys = {"g": questions.Mark.GOT, "p": questions.Mark.PARTLY, "n": questions.Mark.NOT_YET}
+    mark = keys.get((choice or "").strip().lower()[:1])
     if text or mark:
         questions.save(question.id, text, mark)
     said = (

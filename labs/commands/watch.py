@@ -10,7 +10,7 @@ from labs.review.rerun import watch_tree
 from labs.term.i18n import _
 from labs.term.keys import single_keys
 
-from . import add_timeout_option, add_tree_option, learner_tree
+from . import add_timeout_option, add_tree_option, learner_tree_root
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,7 +36,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(args: argparse.Namespace) -> int:
     """Watch until Ctrl-C; exit 0 then."""
-    root = learner_tree(args.tree)
+    root = learner_tree_root(args.tree)
     if root is None:
         return 2
     stop = threading.Event()

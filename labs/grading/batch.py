@@ -2,14 +2,14 @@
 
 A submission is a directory or a zip holding a copy of the starter tree
 (anywhere inside, with its migrations/ beside it if the learner made one).
-Each is taken in safely (intake.py: no link followed, zips checked before
-they unpack, folders counted, what is not the lesson's left out and named),
-its tree chosen by name (tree_choice.py), copied to its own temporary
-directory and graded there; its code runs only in its sandbox
-(labs/sandbox/box.py), with a timeout. Without any sandbox on the machine
-nothing is graded unless the instructor allowed it
-(labs.sandbox.modes.allow_unsafe). A database no hand-in could be graded on
-refuses the class before any is graded (class_database.py).
+Each is taken in safely, copied once into the grader's scratch space
+(hand_in.py: no link followed, zips checked before they unpack, folders
+counted, what is not the lesson's left out and named), its tree chosen by
+name (tree_choice.py) and graded there by a Grader of its own (grader.py);
+its code runs only in its sandbox (labs/sandbox/box.py), with a timeout.
+Without any sandbox on the machine nothing is graded unless the instructor
+allowed it (labs.sandbox.modes.allow_unsafe). A database no hand-in could be
+graded on refuses the class before any is graded (class_database.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,20 +26,15 @@ from labs.checking.rules import CHECK_NUMBERS
 from labs.pg.cluster import find_bindir
 from labs.sandbox.files import remove_tree
 from labs.sandbox.modes import require_isolation
-from labs.trees.regions import copy_tree
 
 from ..untrusted import clean_text
 from .class_database import check_class_database, check_throwaway
-from .criteria import CRITERIA, Grade, Outcome
+from .criteria import CRITERIA, Grade, Outcome, Trouble
 from .errors import BrokenSubmissionError
 from .grader import Grader
-from .intake import Intake, take_in
-from .isolate import COULD_NOT_RUN, TIMED_OUT
+from .hand_in import take_in
 from .migration import migration_files
 from .tree_choice import TREE_NAME, choose_tree, tree_name_error
-from .typecheck import typecheck_tree
-
-TYPECHECK_TIMEOUT = 120.0  # for one tree
 
 
 def migrations_beside(tree: Path, wanted: str = TREE_NAME) -> Path | None:
@@ -65,8 +60,6 @@ class Prepared:
 
     label: str
     grader: Grader
-    intake: Intake
-    notes: list[str]  # which tree was graded, when the hand-in held another
 
 
 def prepare(
@@ -79,57 +72,69 @@ def prepare(
     strict: bool = False,
     tree_name: str = TREE_NAME,
 ) -> Prepared | Grade:
-    """Take a submission in under scratch and set up its Grader; a broken one gets its Grade."""
+    """Take a submission in under scratch and set up its Grader; a broken one gets its Grade.
+
+    The chosen tree is then moved out of the hand-in, beside it (a rename:
+    nothing is copied twice), into a folder named for the submission
+    (graded_s3_ada): a name no learner writes, so every path from it is known
+    for the grader's own and shown as the learner's (places.py).
+    """
     scratch.mkdir(parents=True, exist_ok=True)
     try:
-        intake = take_in(source, scratch)
+        hand_in = take_in(source, scratch)
     except BrokenSubmissionError as error:
         return broken_grade(label, str(error), database_url)
     try:
-        chosen = choose_tree(intake.root, tree_name, submission_label(source))
+        chosen = choose_tree(hand_in.root, tree_name, submission_label(source))
     except BrokenSubmissionError as error:
         grade = broken_grade(label, str(error), database_url)
-        grade.notes += intake.notes()
+        grade.notes += hand_in.notes()
         return grade
     found = chosen.tree
-    # A name of its own per submission keeps mypy's shared cache from mixing them up.
-    tree = copy_tree(found, scratch / ("graded_" + re.sub(r"\W", "_", f"{scratch.name}_{label}")))
+    migrations = migrations_beside(found, tree_name)
+    tree = found.rename(scratch / ("graded_" + re.sub(r"\W", "_", f"{scratch.name}_{label}")))
+    if migrations is not None and migrations.is_relative_to(found):
+        migrations = tree / migrations.relative_to(found)  # moved with the tree
     grader = Grader(
         tree,
         timeout=timeout,
         database_url=database_url,
-        migrations=migrations_beside(found, tree_name),
+        migrations=migrations,
         strict=strict,
-        # Feedback names the learner's files from the top of the hand-in, never the copy's.
-        shown_as="" if found == intake.root else found.relative_to(intake.root).as_posix(),
-        hand_in=intake.root.resolve(),
+        # Feedback names the learner's files from the top of the hand-in, never the grader's.
+        shown_as="" if found == hand_in.root else found.relative_to(hand_in.root).as_posix(),
+        hand_in=hand_in.root.resolve(),
+        notes=chosen.notes + hand_in.notes(),
     )
-    return Prepared(label, grader, intake, chosen.notes)
+    return Prepared(label, grader)
 
 
 def finish(prepared: Prepared) -> Grade:
     """Grade a prepared submission: its checks, typecheck and migration, and its notes."""
     grade = prepared.grader.grade(prepared.label)
     grade.broken = trouble(grade)
-    grade.notes += prepared.notes + prepared.intake.notes()
     return grade
 
 
 def broken_grade(label: str, why: str, database_url: str | None = None) -> Grade:
-    """A submission that could not be graded scores zero on every criterion it is graded on."""
+    """A submission that could not be graded scores zero on every criterion it is graded on.
+
+    None of them could run against it (results.json says error, as for a tree that does
+    not import).
+    """
     grade = Grade(label, broken=why)
     for criterion in CRITERIA:
         skipped = criterion.kind == "postgres" and not database_url and find_bindir() is None
-        grade.outcomes[criterion.key] = Outcome("skip" if skipped else "fail", why)
+        grade.outcomes[criterion.key] = Outcome("skip" if skipped else "fail", why, ran=False)
     return grade
 
 
 def trouble(grade: Grade) -> str:
     """Why the checks could not run at all (import error, endless loop), if that happened."""
-    messages = [grade.outcomes[f"memory-{n}"].message for n in CHECK_NUMBERS]
-    if all(m.startswith(COULD_NOT_RUN) or "did not finish importing" in m for m in messages):
-        return messages[0]
-    if any(TIMED_OUT in m for m in messages):
+    checks = [grade.outcomes[f"memory-{n}"] for n in CHECK_NUMBERS]
+    if all(check.trouble is Trouble.COULD_NOT_RUN for check in checks):
+        return checks[0].message
+    if any(check.trouble is Trouble.TIMED_OUT for check in checks):
         return "some checks timed out (an endless loop?)"
     return ""
 
@@ -226,19 +231,9 @@ def grade_in(
             if isinstance(item, Grade):
                 done(index, item)
         # The typechecks run one by one on one core while the checks run beside them.
-        typechecks: dict[int, Future[Outcome]] = {
-            index: typechecking.submit(
-                typecheck_tree, p.grader.graded_tree, p.grader.tree.name, TYPECHECK_TIMEOUT
-            )
-            for index, p in ready.items()
-        }
-
-        def finish_in_class(index: int, prepared: Prepared) -> Grade:
-            prepared.grader.grade_all_but_typecheck()
-            prepared.grader.preset_typecheck(typechecks[index].result())
-            return finish(prepared)
-
-        futures = {pool.submit(finish_in_class, i, p): i for i, p in ready.items()}
+        for item in ready.values():
+            item.grader.start_typecheck(typechecking)
+        futures = {pool.submit(finish, p): i for i, p in ready.items()}
         for future in as_completed(futures):
             index = futures[future]
             try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Literal
 
 from labs.checking.checks import CHECKS
@@ -75,6 +76,13 @@ CRITERIA: list[Criterion] = [
 Status = Literal["pass", "fail", "skip", "error"]  # how a criterion went
 
 
+class Trouble(StrEnum):
+    """Why a check's failure says nothing of the answer: the check never got to judge it."""
+
+    COULD_NOT_RUN = "could not run"  # the tree did not import, or its store did not open
+    TIMED_OUT = "timed out"  # stopped at its time limit: an endless loop, a lock never released
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a submission did on one criterion: pass, fail, skip or error.
@@ -95,6 +103,7 @@ class Outcome:
     printed: str = ""  # what the learner's code printed while it ran (stdout and stderr)
     ran: bool = True
     rules: tuple[Rule, ...] = ()  # the rules a failure broke (labs/checking/rules.py)
+    trouble: Trouble | None = None  # set where the check's runner decided it, never from text
 
     @property
     def passed(self) -> bool:

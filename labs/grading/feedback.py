@@ -19,7 +19,7 @@ import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from labs.checking.results import capped_output
+from labs.checking.results_json import capped_output
 
 from ..untrusted import markdown_text
 from .criteria import CRITERIA, Grade

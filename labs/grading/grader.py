@@ -1,20 +1,30 @@
-"""Grading one tree on every criterion; each kind is worked out once and remembered."""
+"""Grading one tree on every criterion; each kind is worked out once and remembered.
+
+One Grader grades one tree, whoever asked: the pytest plugin asks it one
+criterion at a time, `labs grade` asks each submission's Grader for the
+whole Grade. A class typechecks its trees one after another on one core,
+beside the checks: batch.py starts each Grader's typecheck on that lane
+(start_typecheck), and the Grader waits for it when its grade needs it.
+"""
 
 from __future__ import annotations
 
 import tempfile
 import weakref
+from collections.abc import Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import replace
 from pathlib import Path
 
 from labs.sandbox.files import remove_tree
+from labs.sandbox.limits import SandboxMode
 from labs.sandbox.modes import machine_isolation
 
 from ..untrusted import clean_text
-from .criteria import CRITERIA, Criterion, Grade, Outcome
+from .criteria import CRITERIA, Criterion, Grade, Kind, Outcome
 from .edits import edits_outside_regions
 from .flags import Flag, criteria_flagged, region_flags
-from .intake import copy_folder, walk
+from .hand_in import copy_folder, walk
 from .isolate import check_outcomes
 from .migration import judge_migration, migration_files, migration_folder
 from .notes import NEEDS_REVIEW, UNSAFE, add_notes, flags_note
@@ -90,27 +100,35 @@ class Grader:
         strict: bool = False,
         shown_as: str | None = None,
         hand_in: Path | None = None,
+        notes: Sequence[str] = (),
     ) -> None:
+        """Set up the grading of the tree at `tree`, its migration in `migrations` or beside it.
+
+        shown_as and hand_in say how the learner names its paths (places.tree_places);
+        notes are what taking the hand-in in found (which tree, what was left out), for
+        the grade's notes.
+        """
         self.tree = tree.resolve()  # the tree as handed in
         given, given_migrations = self.tree, migration_folder(self.tree, migrations)
         found = migration_files(self.tree, migrations)
         beside = migrations or (found[0].parent if found else None)
-        self.link_notes: list[str] = []
+        self.hand_in_notes = list(notes)
         if links_inside(self.tree) or (beside is not None and links_inside(beside)):
             # Never read through a learner's link (pytest --lab-tree takes the tree as it is).
             scratch = scratch_folder(self, "lab-taken-")
-            intake = copy_folder(self.tree, scratch / self.tree.name)
-            self.tree, self.link_notes = intake.root, intake.notes()
+            taken = copy_folder(self.tree, scratch / self.tree.name)
+            self.tree, self.hand_in_notes = taken.root, self.hand_in_notes + taken.notes()
             if beside is not None:
                 taken = copy_folder(beside, scratch / "migrations")
-                migrations, self.link_notes = taken.root, self.link_notes + taken.notes()
+                migrations, self.hand_in_notes = taken.root, self.hand_in_notes + taken.notes()
         self.timeout = timeout
         self.typecheck_timeout = typecheck_timeout
         self.database_url = database_url
         self.migrations = migrations
         self.strict = strict
-        self._checks: dict[str, dict[int, Outcome]] = {}
-        self._other: dict[str, Outcome] = {}
+        self._checks: dict[Kind, dict[int, Outcome]] = {}
+        self._other: dict[Kind, Outcome] = {}
+        self._typecheck: Future[Outcome] | None = None  # started on a class's lane
         # Edits outside the regions never count: grade the regions in the shipped starter.
         self.outside = edits_outside_regions(self.tree) if splicing else []
         self.flags: list[Flag] = region_flags(self.tree) if splicing else []
@@ -133,7 +151,7 @@ class Grader:
             else None
         )
         self.differ: list[str] = []
-        self.unsafe = machine_isolation().mode == "none"
+        self.unsafe = machine_isolation().mode == SandboxMode.NONE
         # Paths as the learner knows them (shown_as: the tree from the top of the hand-in).
         self.places = tree_places(
             given,
@@ -162,7 +180,7 @@ class Grader:
         if self.strict and flagged and mine.status != "skip":
             where = ", ".join(str(flag) for flag in flagged[:3])
             message = f"scored 0 under --strict: {where}"
-            mine = replace(mine, status="fail", message=message, rules=(STRICT,))
+            mine = replace(mine, status="fail", message=message, rules=(STRICT,), trouble=None)
         if self.unsafe:
             mine = replace(mine, output=f"{UNSAFE}\n{mine.output}")
         return mine
@@ -173,11 +191,16 @@ class Grader:
                 self._checks[criterion.kind] = self._run_checks(criterion.kind)
             return self._checks[criterion.kind][criterion.check]
         if criterion.kind not in self._other:
-            work = self.typecheck if criterion.kind == "typecheck" else self.migration
-            self._other[criterion.kind] = work()
+            self._other[criterion.kind] = (
+                self._typechecked() if criterion.kind == "typecheck" else self.migration()
+            )
         return self._other[criterion.kind]
 
-    def _run_checks(self, store: str) -> dict[int, Outcome]:
+    def _typechecked(self) -> Outcome:
+        """The typecheck's outcome: the one started on a class's lane, or one run now."""
+        return self.typecheck() if self._typecheck is None else self._typecheck.result()
+
+    def _run_checks(self, store: Kind) -> dict[int, Outcome]:
         if store == "postgres":
             return self._run_checks_on_postgres()
         return check_outcomes(self.graded_tree, store, timeout=self.timeout)
@@ -198,9 +221,11 @@ class Grader:
         """mypy --strict over the spliced tree, sandboxed; only errors in the tree count."""
         return typecheck_tree(self.graded_tree, self.tree.name, self.typecheck_timeout)
 
-    def preset_typecheck(self, outcome: Outcome) -> None:
-        """Take the typecheck's outcome from a class's run (batch.py typechecks one by one)."""
-        self._other["typecheck"] = outcome
+    def start_typecheck(self, lane: Executor) -> None:
+        """Start the typecheck now on lane, where a class's typechecks run one at a time beside
+        its checks; the grade waits for it."""
+        if self._typecheck is None:
+            self._typecheck = lane.submit(self.typecheck)
 
     def migration(self) -> Outcome:
         """Both uniquenesses, as Postgres reports them after the tree's own migration ran."""
@@ -208,17 +233,15 @@ class Grader:
             self.tree, self.migrations, self.database_url, self.typecheck_timeout
         )
 
-    def grade_all_but_typecheck(self) -> None:
-        """Work out every criterion but the typecheck, which a class's run gives."""
-        for criterion in CRITERIA:
-            if criterion.kind != "typecheck":
-                self.outcome(criterion)
-
     def grade(self, name: str | None = None) -> Grade:
-        """Every criterion's outcome, as one Grade, with the notes an instructor should read."""
+        """Every criterion's outcome, as one Grade, with the notes an instructor should read.
+
+        The typecheck is taken last: one started on a class's lane may still be running.
+        """
+        last = sorted(CRITERIA, key=lambda criterion: criterion.kind == "typecheck")
+        outcomes = {criterion.key: self.outcome(criterion) for criterion in last}
         grade = Grade(name or self.tree.name)
-        for criterion in CRITERIA:
-            grade.outcomes[criterion.key] = self.outcome(criterion)
+        grade.outcomes = {criterion.key: outcomes[criterion.key] for criterion in CRITERIA}
         self.annotate(grade)
         return grade
 
@@ -227,10 +250,11 @@ class Grader:
 
         A tree edited outside its regions is graded twice, spliced and as
         handed in; where any criterion comes out differently it needs review.
-        So does a tree whose regions reach outside the lesson.
+        So does a tree whose regions reach outside the lesson. What taking the
+        hand-in in found comes last.
         """
         add_notes(grade, self.tree, self.outside)
-        grade.notes += [note for note in self.link_notes if note not in grade.notes]
+        grade.notes += [note for note in self.hand_in_notes if note not in grade.notes]
         if self.flags:
             grade.notes.insert(0, flags_note(self.flags, self.strict))
         if self.differ or self.unmatched:

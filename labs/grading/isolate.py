@@ -18,18 +18,18 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from labs.checking.report import Report
 from labs.checking.result import CheckResult
-from labs.checking.rules import CHECK_NUMBERS
-from labs.checking.runner import Report, run_checks
+from labs.checking.rules import CHECK_NUMBERS, did_not_finish
+from labs.checking.runner import run_checks
 from labs.sandbox.box import STOPPED
 from labs.sandbox.launcher import SandboxedLauncher
 
 from ..untrusted import clean_text
-from .criteria import Outcome
+from .criteria import Outcome, Trouble
 
 COULD_NOT_RUN = "the checks could not run: "
 TRACE_LIMIT = 1500  # characters of a check's trace kept beside its message: the last calls
-TIMED_OUT = "still running after"  # the driver's words for a check it stopped
 # The name labs.trees.finding gives a tree imported by path; learners know their files as shared/...
 SYNTHETIC_PACKAGE = re.compile(r"labtree_[0-9a-f]+\.?")
 
@@ -60,6 +60,16 @@ def last_calls(lines: list[str], limit: int = TRACE_LIMIT) -> str:
     return "\n".join(reversed(kept))
 
 
+def trouble_of(result: CheckResult) -> Trouble | None:
+    """Why a check never judged the answer, as the driver decided it: it could not start
+    (the tree did not import), or it was stopped at its time limit."""
+    if not result.ran:
+        return Trouble.COULD_NOT_RUN
+    if did_not_finish(result.key) in result.rules:
+        return Trouble.TIMED_OUT
+    return None
+
+
 def outcomes_of(report: Report) -> dict[int, Outcome]:
     """The six checks' outcomes from a report, worded as results.json words them, cleaned.
 
@@ -77,6 +87,7 @@ def outcomes_of(report: Report) -> dict[int, Outcome]:
                 printed=untrusted(result.output, lines=True, limit=8192),
                 ran=result.ran,
                 rules=result.rules,
+                trouble=trouble_of(result),
             )
     if report.error:
         fail_rest(outcomes, f"{COULD_NOT_RUN}{untrusted(report.error)}")
@@ -133,4 +144,4 @@ def with_stops(outcomes: dict[int, Outcome], stops: list[str]) -> dict[int, Outc
 def fail_rest(outcomes: dict[int, Outcome], why: str) -> None:
     """Fail every check not yet graded, for one shared reason: they could not run."""
     for number in CHECK_NUMBERS:
-        outcomes.setdefault(number, Outcome("fail", why, ran=False))
+        outcomes.setdefault(number, Outcome("fail", why, ran=False, trouble=Trouble.COULD_NOT_RUN))

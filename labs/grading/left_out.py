@@ -1,14 +1,14 @@
-"""What a hand-in carries that is not the lesson's: left out at intake, and named.
+"""What a hand-in carries that is not the lesson's: left out as it is taken in, and named.
 
 Learners hand in whatever their folder holds: a virtualenv (`venv/`, `.venv/`
 or any folder with a `pyvenv.cfg`), `node_modules/`, a `.git/` (`.hg/`,
 `.svn/`), a zip's `__MACOSX/`, the caches Python and the lab's tools write,
 and now and then a log of 100 MB. None of it is graded, and counted against
-the intake's caps it would refuse honest work. So it is left out before the
-caps are counted (a folder's copy is never walked, a zip's entry never
-unpacked) and named in the grade's note, except the caches: every tree a
-learner ran a check in has them, and a note on every row would hide the
-notes that matter.
+the caps of taking the hand-in in (hand_in.py) it would refuse honest work.
+So it is left out before the caps are counted (a folder's copy is never
+walked, a zip's entry never unpacked) and named in the grade's note, except
+the caches: every tree a learner ran a check in has them, and a note on
+every row would hide the notes that matter.
 
 A large file is left out only when it is not Python: a tree and its
 migration are a few dozen small `.py` files, so a huge `.py` is kept and

@@ -18,7 +18,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from labs.checking.results import write_text
+from labs.checking.results_json import write_text
 
 from .errors import OutputError
 

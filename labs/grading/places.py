@@ -1,13 +1,14 @@
 """Paths as the learner knows them: the grader's copies of a tree named as in the hand-in.
 
-The grader never runs a hand-in where it lies. `labs grade` copies each tree
-to scratch space under a name of its own (graded_s3_ada, which keeps mypy's
-cache apart), the regions are spliced into a copy of the starter
-(lab-spliced-…/), and each sandbox copies that again (lab-sandbox-…/). A
-hint, a traceback or a typecheck error names whichever copy it came from,
-and none of them is on the learner's disk. Every copy keeps the tree's
-folder name, so a path is known by where it starts and written again from the
-top of the hand-in: `starter/shared/keys.py:14`, the path the learner opens.
+The grader never runs a hand-in where it lies. `labs grade` takes each
+hand-in into scratch space and moves its tree out to a folder of a name of
+its own (graded_s3_ada, a name no learner writes), the regions are spliced
+into a copy of the starter (lab-spliced-…/), and each sandbox copies that
+again (lab-sandbox-…/). A hint, a traceback or a typecheck error names
+whichever copy it came from, and none of them is on the learner's disk.
+Every copy keeps the graded folder's name, so a path is known by where it
+starts and written again from the top of the hand-in:
+`starter/shared/keys.py:14`, the path the learner opens.
 """
 
 from __future__ import annotations
@@ -96,6 +97,8 @@ def migrations_shown(tree: Path, migrations: Path, shown: str, hand_in: Path | N
     """The migration folder as the learner names it: from the hand-in's top, or beside the tree."""
     if hand_in is not None and migrations.is_relative_to(hand_in):
         return migrations.relative_to(hand_in).as_posix()
+    if hand_in is not None and migrations.is_relative_to(tree):  # moved out with the tree
+        return os.path.join(shown, migrations.relative_to(tree).as_posix())
     if migrations == tree.parent / VERSIONS / tree.name:
         return os.path.join(os.path.dirname(shown), VERSIONS, os.path.basename(shown) or tree.name)
     return str(migrations)

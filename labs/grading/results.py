@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 
 from labs.checking.checks import CHECKS
 from labs.checking.driver import what_it_does
-from labs.checking.results import TestEntry, results_document
+from labs.checking.results_json import TestEntry, TestStatus, results_document
 from labs.term.i18n import N_, _, ngettext
 from labs.term.layout import wrapped
 
 from .criteria import CRITERIA, Criterion, Grade, Outcome
 
 if TYPE_CHECKING:
-    from labs.checking.runner import Report
+    from labs.checking.report import Report
 
 KINDS = (
     ("memory", N_("memory")),
@@ -57,7 +57,7 @@ def results_json(grade: Grade, error: str = "") -> dict[str, object]:
     """
     said = "; ".join(m for m in [error if error not in grade.note else "", grade.note] if m)
     return results_document(
-        [entry_for(criterion, outcome, grade.broken) for criterion, outcome in grade.reported()],
+        [entry_for(criterion, outcome) for criterion, outcome in grade.reported()],
         message=said,
         # Not all of v3: the points for Classroom, and where an instructor should look.
         extra={
@@ -69,12 +69,18 @@ def results_json(grade: Grade, error: str = "") -> dict[str, object]:
     )
 
 
-def entry_for(criterion: Criterion, outcome: Outcome, broken: str = "") -> TestEntry:
-    """One criterion as a v3 test: its verdict, the kit's words, the learner's own output."""
+def entry_for(criterion: Criterion, outcome: Outcome) -> TestEntry:
+    """One criterion as a v3 test: its verdict, the kit's words, the learner's own output.
+
+    A criterion that could not run against the tree (it did not import, no tables of its
+    own, a hand-in that could not be taken in) is an error that scores 0.
+    """
     counted = outcome.status != "error"  # the grading machine's failure counts for nothing
-    # A submission that could not be taken in fails every criterion for the reason it broke.
-    could_not_run = not outcome.ran or bool(broken and outcome.message == broken)
-    status = "pass" if outcome.passed else ("fail" if counted and not could_not_run else "error")
+    status = (
+        TestStatus.PASS
+        if outcome.passed
+        else (TestStatus.FAIL if counted and outcome.ran else TestStatus.ERROR)
+    )
     # The kit's details (a check's last calls, mypy's lines) follow the failure they explain.
     said = "" if outcome.passed else "\n\n".join(t for t in (outcome.message, outcome.output) if t)
     return TestEntry(

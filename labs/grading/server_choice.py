@@ -21,20 +21,38 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from enum import StrEnum
 
-CHOICES = ("auto", "own", "url")
+
+class Choice(StrEnum):
+    """Where an instructor asks a grading run to grade on Postgres."""
+
+    AUTO = "auto"
+    OWN = "own"
+    URL = "url"
+
+
+class Place(StrEnum):
+    """Where a grading run grades on Postgres, once chosen."""
+
+    URL = "url"  # DATABASE_URL's server
+    OWN = "own"  # a cluster of the grader's own
+    NONE = "none"  # nowhere: no server binaries, no DATABASE_URL
+
+
+CHOICES = tuple(choice.value for choice in Choice)  # as the options list them
 CHOICE_VARIABLE = "LAB_POSTGRES"
 
 
-def chosen_choice(given: str | None = None, environ: Mapping[str, str] = os.environ) -> str:
+def chosen_choice(given: str | None = None, environ: Mapping[str, str] = os.environ) -> Choice:
     """The choice given (an option), else LAB_POSTGRES, else auto; ValueError when unknown."""
-    choice = given or environ.get(CHOICE_VARIABLE) or "auto"
+    choice = given or environ.get(CHOICE_VARIABLE) or Choice.AUTO
     if choice not in CHOICES:
         raise ValueError(
             f"{CHOICE_VARIABLE}={choice}: choose one of {', '.join(CHOICES)} "
             "(own: a Postgres cluster of the grader's own; url: DATABASE_URL's server)"
         )
-    return choice
+    return Choice(choice)
 
 
 def chosen_server(given: str | None = None, environ: Mapping[str, str] = os.environ) -> str | None:
@@ -44,23 +62,22 @@ def chosen_server(given: str | None = None, environ: Mapping[str, str] = os.envi
     """
     choice = chosen_choice(given, environ)
     database_url = environ.get("DATABASE_URL") or None
-    if choice == "url" and database_url is None:
+    if choice is Choice.URL and database_url is None:
         raise ValueError(f"{CHOICE_VARIABLE}=url: set DATABASE_URL to the server to grade on")
     from labs.pg.cluster import find_bindir  # psycopg2 loads only where a grade is made
 
-    if choice == "own" or (choice == "auto" and find_bindir() is not None):
+    if choice is Choice.OWN or (choice is Choice.AUTO and find_bindir() is not None):
         return None
     return database_url
 
 
-def grading_place(database_url: str | None) -> str:
-    """Where a run given chosen_server's answer grades on Postgres: "url" (DATABASE_URL's
-    server), "own" (the grader's cluster) or "none" (no server binaries, no DATABASE_URL)."""
+def grading_place(database_url: str | None) -> Place:
+    """Where a run given chosen_server's answer grades on Postgres."""
     if database_url:
-        return "url"
+        return Place.URL
     from labs.pg.cluster import find_bindir
 
-    return "own" if find_bindir() is not None else "none"
+    return Place.OWN if find_bindir() is not None else Place.NONE
 
 
 # Why the Postgres criteria were not graded: no server to run them on.

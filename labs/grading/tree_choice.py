@@ -27,7 +27,7 @@ from labs.trees.finding import SUBPACKAGES
 
 from ..untrusted import clean_text
 from .errors import BrokenSubmissionError
-from .intake import walk
+from .hand_in import walk
 from .left_out import listed
 
 TREE_NAME = "starter"  # what the learner copies and works in

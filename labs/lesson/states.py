@@ -8,27 +8,51 @@ allowlist says the same.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from enum import StrEnum
+
+
+class RunStatus(StrEnum):
+    """Where a run is in its life, as the lesson names it (the trees teach the same enum).
+
+    A StrEnum, so a status a tree answers as text compares equal to its member.
+    """
+
+    PENDING = "pending"
+    RUNNING = "running"
+    STREAMING = "streaming"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
 # Every status in the order of a run's life.
-STATUSES: tuple[str, ...] = ("pending", "running", "streaming", "done", "failed", "cancelled")
+STATUSES: tuple[RunStatus, ...] = tuple(RunStatus)
 
 # The moves a run may make; every other move is refused with an error naming both states.
-LESSON_MOVES: dict[str, frozenset[str]] = {
-    "pending": frozenset({"running", "cancelled", "failed"}),
-    "running": frozenset({"streaming", "done", "failed", "cancelled"}),
-    "streaming": frozenset({"done", "failed", "cancelled"}),
-    "done": frozenset(),
-    "failed": frozenset(),
-    "cancelled": frozenset(),
+# Keyed by text as well as by member: a status read back from a tree is a plain str.
+LESSON_MOVES: Mapping[str, frozenset[str]] = {
+    RunStatus.PENDING: frozenset({RunStatus.RUNNING, RunStatus.CANCELLED, RunStatus.FAILED}),
+    RunStatus.RUNNING: frozenset(
+        {RunStatus.STREAMING, RunStatus.DONE, RunStatus.FAILED, RunStatus.CANCELLED}
+    ),
+    RunStatus.STREAMING: frozenset({RunStatus.DONE, RunStatus.FAILED, RunStatus.CANCELLED}),
+    RunStatus.DONE: frozenset(),
+    RunStatus.FAILED: frozenset(),
+    RunStatus.CANCELLED: frozenset(),
 }
 
 # How a new (pending) run is brought to each status by moves the lesson allows.
-PATHS: dict[str, tuple[tuple[str, str], ...]] = {
-    "pending": (),
-    "running": (("pending", "running"),),
-    "streaming": (("pending", "running"), ("running", "streaming")),
-    "done": (("pending", "running"), ("running", "done")),
-    "failed": (("pending", "failed"),),
-    "cancelled": (("pending", "cancelled"),),
+PATHS: Mapping[str, tuple[tuple[RunStatus, RunStatus], ...]] = {
+    RunStatus.PENDING: (),
+    RunStatus.RUNNING: ((RunStatus.PENDING, RunStatus.RUNNING),),
+    RunStatus.STREAMING: (
+        (RunStatus.PENDING, RunStatus.RUNNING),
+        (RunStatus.RUNNING, RunStatus.STREAMING),
+    ),
+    RunStatus.DONE: ((RunStatus.PENDING, RunStatus.RUNNING), (RunStatus.RUNNING, RunStatus.DONE)),
+    RunStatus.FAILED: ((RunStatus.PENDING, RunStatus.FAILED),),
+    RunStatus.CANCELLED: ((RunStatus.PENDING, RunStatus.CANCELLED),),
 }
 
 

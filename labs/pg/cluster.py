@@ -37,11 +37,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Literal, get_args
 from urllib.parse import quote
 
 import psycopg2
 
-AUTHS = ("trust", "scram", "debian")
+Auth = Literal["trust", "scram", "debian"]  # how the cluster takes logins (the list above)
+AUTHS: tuple[Auth, ...] = get_args(Auth)
 
 
 def find_bindir() -> Path | None:
@@ -82,7 +84,7 @@ class TempCluster:
         bindir: Path,
         *,
         durable: bool = False,
-        auth: str = "trust",
+        auth: Auth = "trust",
         tcp: bool = False,
         max_connections: int = 200,
         reaped: bool = True,

@@ -47,7 +47,7 @@ def drop_database(cursor: Any, name: str) -> bool:
     if cursor.fetchone() is None:
         return False
     end_sessions(cursor, database=name)
-    cursor.execute("SELECT current_setting('server_version_num')::int >= 130000")
-    force = sql.SQL(" WITH (FORCE)") if cursor.fetchone()[0] else sql.SQL("")
+    # The server's version came with the connection: no round trip to ask it again.
+    force = sql.SQL(" WITH (FORCE)") if cursor.connection.server_version >= 130000 else sql.SQL("")
     cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {}{}").format(sql.Identifier(name), force))
     return True

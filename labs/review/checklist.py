@@ -15,18 +15,36 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from labs.checking.protocol import StoreKind
+from labs.checking.report import LineType
 from labs.checking.rules import CHECK_NUMBERS
 from labs.term.i18n import _
 from labs.trees.finding import REPO_ROOT
 
 from . import questions, state, texts
 
-OK, NO, UNKNOWN = "ok", "no", "unknown"
 CHECK_TIMEOUT = 180.0
 TYPECHECK_TIMEOUT = 300.0
+
+
+class Finding(StrEnum):
+    """What a verification found: the fact holds, it does not, or the lab could not tell."""
+
+    OK = "ok"
+    NO = "no"
+    UNKNOWN = "unknown"
+
+
+class ItemStatus(StrEnum):
+    """Where a checklist item stands."""
+
+    DONE = "done"
+    OPEN = "open"  # something the lab verified is not true yet
+    UNVERIFIED = "unverified"  # the lab could not tell: the learner ticks it
 
 
 @dataclass(frozen=True)
@@ -34,7 +52,7 @@ class Verification:
     """One fact the lab established (ok / no) or could not establish (unknown), in words."""
 
     kind: str
-    state: str
+    state: Finding
     text: str
 
 
@@ -48,14 +66,14 @@ class Item:
     ticked: bool = False
 
     @property
-    def status(self) -> str:
+    def status(self) -> ItemStatus:
         """done, open (something verified is not true yet) or unverified (tick it yourself)."""
         states = {v.state for v in self.verifications}
-        if NO in states:
-            return "open"
-        if states == {OK}:
-            return "done"
-        return "done" if self.ticked else "unverified"
+        if Finding.NO in states:
+            return ItemStatus.OPEN
+        if states == {Finding.OK}:
+            return ItemStatus.DONE
+        return ItemStatus.DONE if self.ticked else ItemStatus.UNVERIFIED
 
 
 @dataclass(frozen=True)
@@ -101,17 +119,17 @@ def read_report(path: Path) -> tuple[dict[int, bool], str]:
             entry = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if entry.get("type") == "result" and entry.get("number") in CHECK_NUMBERS:
+        if entry.get("type") == LineType.RESULT and entry.get("number") in CHECK_NUMBERS:
             verdicts[int(entry["number"])] = bool(entry.get("passed"))
-        elif entry.get("type") == "report":
+        elif entry.get("type") == LineType.REPORT:
             error = str(entry.get("error") or "")
     return verdicts, error
 
 
-def verify_checks(settings: Settings, store: str) -> Verification:
+def verify_checks(settings: Settings, store: StoreKind) -> Verification:
     """Run the six checks on a store in a subprocess and say how many pass."""
-    if store == "postgres" and not settings.database_url:
-        return Verification(store, UNKNOWN, phrase(store, "no_database"))
+    if store == StoreKind.POSTGRES and not settings.database_url:
+        return Verification(store, Finding.UNKNOWN, phrase(store, "no_database"))
     with tempfile.TemporaryDirectory(prefix="lab-checklist-") as scratch:
         report = Path(scratch) / "report.jsonl"
         args = ["check", "--tree", settings.tree, "--store", store, "--report", str(report)]
@@ -121,33 +139,37 @@ def verify_checks(settings: Settings, store: str) -> Verification:
             done = run_lab(args, CHECK_TIMEOUT)
         except subprocess.TimeoutExpired:
             why = f"no answer within {CHECK_TIMEOUT:g} s"
-            return Verification(store, UNKNOWN, phrase(store, "unknown", why=why))
+            return Verification(store, Finding.UNKNOWN, phrase(store, "unknown", why=why))
         verdicts, error = read_report(report) if report.exists() else ({}, "")
         if error or not verdicts:
             why = error or last_line(done.stderr) or f"exit code {done.returncode}"
-            return Verification(store, UNKNOWN, phrase(store, "unknown", why=why))
+            return Verification(store, Finding.UNKNOWN, phrase(store, "unknown", why=why))
     failing = [n for n in CHECK_NUMBERS if not verdicts.get(n, False)]
     if not failing:
-        return Verification(store, OK, phrase(store, "ok"))
+        return Verification(store, Finding.OK, phrase(store, "ok"))
     listed = ", ".join(map(str, failing))
-    return Verification(store, NO, phrase(store, "no", passed=6 - len(failing), failing=listed))
+    return Verification(
+        store, Finding.NO, phrase(store, "no", passed=6 - len(failing), failing=listed)
+    )
 
 
 def verify_typecheck(settings: Settings) -> Verification:
     """Run `python -m labs typecheck TREE` in a subprocess."""
     if settings.quick:
-        return Verification("typecheck", UNKNOWN, phrase("typecheck", "skipped"))
+        return Verification("typecheck", Finding.UNKNOWN, phrase("typecheck", "skipped"))
     try:
         done = run_lab(["typecheck", settings.tree], TYPECHECK_TIMEOUT)
     except subprocess.TimeoutExpired:
         why = f"no answer within {TYPECHECK_TIMEOUT:g} s"
-        return Verification("typecheck", UNKNOWN, phrase("typecheck", "unknown", why=why))
+        return Verification("typecheck", Finding.UNKNOWN, phrase("typecheck", "unknown", why=why))
     if done.returncode == 0:
-        return Verification("typecheck", OK, phrase("typecheck", "ok"))
+        return Verification("typecheck", Finding.OK, phrase("typecheck", "ok"))
     why = last_line(done.stdout) or last_line(done.stderr) or f"exit code {done.returncode}"
     if "error:" in done.stdout or "Found " in done.stdout:
-        return Verification("typecheck", NO, phrase("typecheck", "no", why=why, tree=settings.tree))
-    return Verification("typecheck", UNKNOWN, phrase("typecheck", "unknown", why=why))
+        return Verification(
+            "typecheck", Finding.NO, phrase("typecheck", "no", why=why, tree=settings.tree)
+        )
+    return Verification("typecheck", Finding.UNKNOWN, phrase("typecheck", "unknown", why=why))
 
 
 def tree_name(settings: Settings) -> str:
@@ -164,21 +186,21 @@ def verify_migration(settings: Settings) -> Verification:
         revision = latest_migration(tree)
     except Exception as error:  # a learner's migration file may be broken in any way
         why = f"{type(error).__name__}: {error}"
-        return Verification("migration", UNKNOWN, phrase("migration", "unknown", why=why))
+        return Verification("migration", Finding.UNKNOWN, phrase("migration", "unknown", why=why))
     if revision is None:
-        return Verification("migration", NO, phrase("migration", "no", tree=tree))
+        return Verification("migration", Finding.NO, phrase("migration", "no", tree=tree))
     if not settings.database_url:
         return Verification(
-            "migration", OK, phrase("migration", "ok", revision=revision, tree=tree)
+            "migration", Finding.OK, phrase("migration", "ok", revision=revision, tree=tree)
         )
     try:
         head = migration_head(settings.database_url, settings.schema or tree)
     except CatalogError as error:
-        return Verification("migration", UNKNOWN, phrase("migration", "unknown", why=error))
+        return Verification("migration", Finding.UNKNOWN, phrase("migration", "unknown", why=error))
     key = "applied" if head == revision else "not_applied"
     return Verification(
         "migration",
-        OK if head == revision else NO,
+        Finding.OK if head == revision else Finding.NO,
         phrase("migration", key, revision=revision, tree=tree, head=head or "none"),
     )
 
@@ -188,22 +210,26 @@ def verify_constraints(settings: Settings) -> Verification:
     from labs.pg.catalog import CatalogError, constraints_report, required_constraints
 
     if not settings.database_url:
-        return Verification("constraints", UNKNOWN, phrase("constraints", "no_database"))
+        return Verification("constraints", Finding.UNKNOWN, phrase("constraints", "no_database"))
     schema = settings.schema or tree_name(settings)
     try:
         entries = constraints_report(settings.database_url, schema)
     except CatalogError as error:
-        return Verification("constraints", UNKNOWN, phrase("constraints", "unknown", why=error))
+        return Verification(
+            "constraints", Finding.UNKNOWN, phrase("constraints", "unknown", why=error)
+        )
     if not entries:
-        return Verification("constraints", NO, phrase("constraints", "no_tables", schema=schema))
+        return Verification(
+            "constraints", Finding.NO, phrase("constraints", "no_tables", schema=schema)
+        )
     needs = required_constraints(entries)
     missing = [str(need) for need in needs if not need.present]
     if missing:
         return Verification(
-            "constraints", NO, phrase("constraints", "no", missing=" and ".join(missing))
+            "constraints", Finding.NO, phrase("constraints", "no", missing=" and ".join(missing))
         )
     found = ", ".join(f"{need} ({need.met_by})" for need in needs)
-    return Verification("constraints", OK, phrase("constraints", "ok", found=found))
+    return Verification("constraints", Finding.OK, phrase("constraints", "ok", found=found))
 
 
 def verify_review(which: str) -> Verification:
@@ -212,26 +238,32 @@ def verify_review(which: str) -> Verification:
         got = questions.core_got()
         key = "ok" if got >= questions.CORE_NEEDED else "no"
         return Verification(
-            "review", OK if got >= questions.CORE_NEEDED else NO, phrase("core", key, got=got)
+            "review",
+            Finding.OK if got >= questions.CORE_NEEDED else Finding.NO,
+            phrase("core", key, got=got),
         )
     question = questions.find(which)
     saved = questions.saved_answers().get(which, questions.Saved())
     marks = questions.labels()
     title = question.question
-    if saved.mark == "got":
-        return Verification("review", OK, phrase("review", "ok", question=title, id=which))
+    if saved.mark == questions.Mark.GOT:
+        return Verification("review", Finding.OK, phrase("review", "ok", question=title, id=which))
     if not saved.mark:
-        return Verification("review", NO, phrase("review", "unmarked", question=title, id=which))
+        return Verification(
+            "review", Finding.NO, phrase("review", "unmarked", question=title, id=which)
+        )
     mark = marks[f"mark_{saved.mark}"]
-    return Verification("review", NO, phrase("review", "no", question=title, mark=mark, id=which))
+    return Verification(
+        "review", Finding.NO, phrase("review", "no", question=title, mark=mark, id=which)
+    )
 
 
 def checklist(settings: Settings) -> list[Item]:
     """Every item with what the lab verified for it; the slow verifications run side by side."""
     wanted = {kind for entry in items_data() for kind in entry["verify"]}
     slow = {
-        "memory": lambda: verify_checks(settings, "memory"),
-        "postgres": lambda: verify_checks(settings, "postgres"),
+        "memory": lambda: verify_checks(settings, StoreKind.MEMORY),
+        "postgres": lambda: verify_checks(settings, StoreKind.POSTGRES),
         "typecheck": lambda: verify_typecheck(settings),
     }
     with ThreadPoolExecutor(max_workers=3) as pool:

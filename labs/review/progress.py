@@ -15,7 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from labs.checking.checks import CHECKS
-from labs.checking.runner import Report, run_checks
+from labs.checking.protocol import StoreKind
+from labs.checking.report import Report
+from labs.checking.runner import run_checks
 from labs.term.i18n import _
 from labs.term.layout import wrapped
 from labs.trees.regions import source_files
@@ -30,7 +32,7 @@ MARKED = re.compile(r"TODO\(check \d\)")
 
 def run_six(root: Path, timeout: float = 10.0) -> Report:
     """The six checks on the in-memory store, each with timeout seconds to finish."""
-    return run_checks(root, "memory", check_timeout=timeout, start_timeout=timeout)
+    return run_checks(root, StoreKind.MEMORY, check_timeout=timeout, start_timeout=timeout)
 
 
 def syntax_report(root: Path) -> Report | None:
@@ -62,10 +64,10 @@ def syntax_report(root: Path) -> Report | None:
                 lines.append(where + error.text.rstrip())
                 if error.offset:
                     lines.append(" " * (len(where) + error.offset - 1) + "^")
-            return Report(root.name, "memory", [], error="\n".join(lines))
+            return Report(root.name, StoreKind.MEMORY, [], error="\n".join(lines))
         except ValueError as error:  # a null byte, an undecodable file
             said = message("watch", "does_not_decode", path=relative, problem=error)
-            return Report(root.name, "memory", [], error=said)
+            return Report(root.name, StoreKind.MEMORY, [], error=said)
     return None
 
 

@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
 
 from . import state, texts
 
-MARKS = ("got", "partly", "not_yet")
+
+class Mark(StrEnum):
+    """How the learner marked their own answer, after reading the analysis."""
+
+    GOT = "got"
+    PARTLY = "partly"
+    NOT_YET = "not_yet"
+
+
+MARKS: tuple[Mark, ...] = tuple(Mark)
 CORE_NEEDED = 3  # the checklist: at least three of the four interview questions
 
 
@@ -28,7 +39,7 @@ class Saved:
     """What the learner wrote for a question and how they marked it ("" when not yet)."""
 
     answer: str = ""
-    mark: str = ""
+    mark: Mark | Literal[""] = ""
     at: str = ""
 
 
@@ -70,7 +81,7 @@ def saved_answers() -> dict[str, Saved]:
             mark = entry.get("mark", "")
             found[question_id] = Saved(
                 answer=str(entry.get("answer", "")),
-                mark=mark if mark in MARKS else "",
+                mark=Mark(mark) if mark in MARKS else "",
                 at=str(entry.get("at", "")),
             )
     return found
@@ -93,4 +104,4 @@ def save(question_id: str, answer: str, mark: str | None) -> Saved:
 def core_got() -> int:
     """How many of the day's interview questions the learner marked "got it"."""
     marks = saved_answers()
-    return sum(1 for q in all_questions() if q.core and marks.get(q.id, Saved()).mark == "got")
+    return sum(1 for q in all_questions() if q.core and marks.get(q.id, Saved()).mark == Mark.GOT)

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TextIO
 
 from labs.checking.checks import CHECKS
-from labs.checking.runner import Report
+from labs.checking.protocol import StoreKind
+from labs.checking.report import Report
 from labs.grading.results import score_lines
 from labs.term.i18n import N_, _
 from labs.term.layout import failure_lines, terminal_width, wrapped
@@ -141,7 +142,11 @@ def watch_tree(
     take longer) follow when they are ready.
     """
     events: queue.Queue[tuple[str, object]] = queue.Queue()
-    last: dict[str, object] = {"report": Report(tree, "memory", []), "block": None, "points": None}
+    last: dict[str, object] = {
+        "report": Report(tree, StoreKind.MEMORY, []),
+        "block": None,
+        "points": None,
+    }
 
     def say(lines: list[str]) -> None:
         print("\n".join(lines), file=out, flush=True)
@@ -157,7 +162,7 @@ def watch_tree(
             say([message("watch", "unchanged", stamp=stamp, tree=tree)])
         else:
             say(lines)  # at once: the grader's verdicts (Postgres, say) may take longer
-        points = score_lines({"memory": report}, tree, width, others.result())
+        points = score_lines({StoreKind.MEMORY: report}, tree, width, others.result())
         if block != last["block"] or points != last["points"]:
             say(points)
         last.update(report=report, block=block, points=points)

@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from labs.checking.protocol import StoreKind
 from labs.grading.criteria import CRITERIA, Outcome
 from labs.grading.migration import migration_files
 from labs.grading.server_choice import chosen_server, grading_place
@@ -158,7 +159,7 @@ class Pending:
         return self.outcomes
 
 
-def start(tree: Path, ran: str = "memory") -> Pending:
+def start(tree: Path, ran: str = StoreKind.MEMORY) -> Pending:
     """Begin working out the verdicts the self-check on store `ran` lacks, beside its checks
     (or take the kept ones)."""
     kit = baseline_key(REPO_ROOT)  # reads the kit's source: once

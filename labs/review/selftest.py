@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from labs.checking.launch import ForkLauncher, default_launcher
-from labs.checking.protocol import Launcher, host_spec
+from labs.checking.protocol import Launcher, StoreKind, host_spec
 from labs.term.i18n import _
 from labs.trees.finding import TreeLoadError, find_tree
 
@@ -22,9 +22,9 @@ from labs.trees.finding import TreeLoadError, find_tree
 def selftest(root: Path) -> int:
     """Run the six checks on MOCK=1 (memory) or DATABASE_URL (postgres); 0 when all pass."""
     if os.environ.get("MOCK") == "1":
-        store_kind, url = "memory", None
+        store_kind, url = StoreKind.MEMORY, None
     elif os.environ.get("DATABASE_URL"):
-        store_kind, url = "postgres", os.environ["DATABASE_URL"]
+        store_kind, url = StoreKind.POSTGRES, os.environ["DATABASE_URL"]
     else:
         print(
             _(

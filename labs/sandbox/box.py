@@ -47,7 +47,7 @@ from labs.trees.finding import REPO_ROOT
 from .bwrap import bwrap_command, hidden_names, python_folders
 from .cgroups import Cgroup
 from .files import remove_tree
-from .limits import Isolation, Limits
+from .limits import Caps, Isolation, Limits, SandboxMode
 from .modes import find_bwrap, require_isolation
 from .network import socket_file, socket_folder
 from .process_watch import over_caps
@@ -87,12 +87,12 @@ class Sandbox:
     ) -> None:
         self.limits = limits or Limits()
         mode = require_isolation().mode
-        self.bwrap = find_bwrap() if mode == "bwrap" else None
+        self.bwrap = find_bwrap() if mode == SandboxMode.BWRAP else None
         root = os.geteuid() == 0
         self.cover = covers() if root else None
-        self.slot = Slot() if self.cover is not None and mode != "none" else None
+        self.slot = Slot() if self.cover is not None and mode != SandboxMode.NONE else None
         self.uid = self.slot.uid if self.slot else None
-        self.cgroup = Cgroup.create(self.limits) if root and mode != "none" else None
+        self.cgroup = Cgroup.create(self.limits) if root and mode != SandboxMode.NONE else None
         self.expose = list(expose)
         self.root = Path(tempfile.mkdtemp(prefix="lab-sandbox-"))
         self.home = self.root / "home"
@@ -102,8 +102,10 @@ class Sandbox:
             os.chown(self.root, 0, self.uid)
             os.chmod(self.root, 0o750)
             os.chown(self.home, self.uid, self.uid)
-        no_network = not network and (mode == "bwrap" or (mode == "uid" and network_namespaces()))
-        caps = "cgroup" if self.cgroup else "rlimits"
+        no_network = not network and (
+            mode == SandboxMode.BWRAP or (mode == SandboxMode.UID and network_namespaces())
+        )
+        caps = Caps.CGROUP if self.cgroup else Caps.RLIMITS
         self.isolation = Isolation(mode, self.uid is not None, no_network, caps)
         self.stopped = ""
         self._popens: list[subprocess.Popen[bytes]] = []

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from labs.checking.launch import HOST_MODULE, credentials_pipe, host_command
 from labs.checking.pipes import PipeHost
-from labs.checking.protocol import HostProcess, HostSpec, Launcher
+from labs.checking.protocol import HostProcess, HostSpec, Launcher, StoreKind
 
 from .box import Sandbox
 from .limits import Limits
@@ -119,7 +119,11 @@ class SandboxedLauncher:
             if self.module != HOST_MODULE:
                 command[2] = self.module
             env = {"DATABASE_URL": url} if url else {}
-            env |= {"DB_SCHEMA": spec.schema} if spec.schema and spec.store == "postgres" else {}
+            env |= (
+                {"DB_SCHEMA": spec.schema}
+                if spec.schema and spec.store == StoreKind.POSTGRES
+                else {}
+            )
             process = box.popen(
                 command,
                 env=env,

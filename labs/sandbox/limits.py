@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 MiB = 1024 * 1024
 # A submission's own scratch space, a tmpfs per command whose pages count against its memory
@@ -25,6 +26,21 @@ class Limits:
     output_bytes: int = 64 * 1024  # kept of each stream: half from its start, half from its end
 
 
+class SandboxMode(StrEnum):
+    """How a sandbox isolates a submission on this machine (modes.py says what each gives)."""
+
+    BWRAP = "bwrap"
+    UID = "uid"
+    NONE = "none"
+
+
+class Caps(StrEnum):
+    """What caps a submission's memory and processes as a whole."""
+
+    CGROUP = "cgroup"  # the kernel, for all its processes together
+    RLIMITS = "rlimits"  # per-process limits, and the sandbox's watch over their sum
+
+
 @dataclass(frozen=True)
 class Isolation:
     """Which protections a sandbox gives on this machine (they depend on root and bwrap).
@@ -37,19 +53,19 @@ class Isolation:
     stops the submission when its processes together pass the caps).
     """
 
-    mode: str
+    mode: SandboxMode
     own_user: bool
     no_network: bool
-    caps: str
+    caps: Caps
 
     @property
     def namespaces(self) -> bool:
         """Whether the submission has PID and mount namespaces of its own."""
-        return self.mode == "bwrap"
+        return self.mode == SandboxMode.BWRAP
 
     def describe(self) -> str:
         """One line for a report, naming the mode first."""
-        if self.mode == "none":
+        if self.mode == SandboxMode.NONE:
             return (
                 "sandbox mode none: NO SANDBOX (--unsafe-no-sandbox): the learner's code runs "
                 "with the grader's rights, sees its files and processes, and may outlive grading"
@@ -66,7 +82,7 @@ class Isolation:
         network = "no network" if self.no_network else "network not isolated"
         caps = (
             "memory and processes capped as a whole (cgroup)"
-            if self.caps == "cgroup"
+            if self.caps == Caps.CGROUP
             else "memory and processes capped by rlimits and a watch"
         )
         return (

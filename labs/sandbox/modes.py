@@ -28,7 +28,7 @@ from labs.term.i18n import N_, _
 
 from .cgroups import Cgroup
 from .errors import NoIsolationError
-from .limits import Isolation, Limits
+from .limits import Caps, Isolation, Limits, SandboxMode
 from .trampoline import covers, network_namespaces, trampoline
 from .users import SLOTS, UID_BASE
 
@@ -102,27 +102,27 @@ def machine_isolation(network: bool = False) -> Isolation:
     root = os.geteuid() == 0
     if root and covers() is None:
         # Root that cannot hand the interpreter to a slot's uid would run learners as root.
-        return Isolation("none", False, False, "rlimits")
-    caps = "cgroup" if cgroups_available() else "rlimits"
+        return Isolation(SandboxMode.NONE, False, False, Caps.RLIMITS)
+    caps = Caps.CGROUP if cgroups_available() else Caps.RLIMITS
     if find_bwrap() is not None:
-        return Isolation("bwrap", root, not network, caps)
+        return Isolation(SandboxMode.BWRAP, root, not network, caps)
     if root:
-        return Isolation("uid", True, not network and network_namespaces(), caps)
-    return Isolation("none", False, False, "rlimits")
+        return Isolation(SandboxMode.UID, True, not network and network_namespaces(), caps)
+    return Isolation(SandboxMode.NONE, False, False, Caps.RLIMITS)
 
 
 def require_isolation(bwrap: bool = False) -> Isolation:
     """The machine's isolation; NoIsolationError when there is none and unsafe was not allowed,
     or when bwrap (--require-bwrap) asks for the bwrap mode and the machine gives another."""
     isolation = machine_isolation()
-    if bwrap and isolation.mode != "bwrap":
+    if bwrap and isolation.mode != SandboxMode.BWRAP:
         raise NoIsolationError(
             _(
                 "refusing to grade: {flag} was given and no working bwrap was found on PATH "
                 "(this machine would grade in the {mode} mode); install it: {fix}"
             ).format(flag=BWRAP_FLAG, mode=isolation.mode, fix=INSTALL_BWRAP)
         )
-    if isolation.mode == "none" and not _unsafe:
+    if isolation.mode == SandboxMode.NONE and not _unsafe:
         raise NoIsolationError(
             "refusing to grade: this machine gives the learner's code no sandbox (no bwrap "
             "that can make namespaces here, and not running as root). Install bubblewrap "

@@ -27,6 +27,8 @@ def mypy_command(trees: Sequence[str | Path], cache: Path | None = None) -> list
         "--config-file",
         str(MYPY_SETTINGS),
         *cache_dir,
+        # mypy.toml says both too; given here as well, they hold whatever per-module section
+        # the settings file may gain, so a grade is always strict.
         "--strict",
         "--disallow-any-explicit",
         *map(str, trees),

@@ -15,7 +15,7 @@ import pytest
 from labs.checking.driver import Driver
 from labs.checking.errors import RefusedError
 from labs.checking.launch import ExecLauncher, ForkLauncher
-from labs.checking.protocol import HostSpec
+from labs.checking.protocol import HostSpec, StoreKind
 from labs.checking.result import CheckResult
 from labs.checking.runner import run_checks
 from labs.checking.session import HostSession
@@ -184,7 +184,7 @@ def test_both_launchers_give_the_starter_and_the_solution_their_verdicts(launche
 
 def test_the_host_refuses_an_unknown_operation_with_a_typed_error() -> None:
     """A request the protocol does not define comes back as an error answer, not a crash."""
-    driver = Driver(find_tree("solution"), "memory", seed=1)
+    driver = Driver(find_tree("solution"), StoreKind.MEMORY, seed=1)
     try:
         session = driver.start()
         session.deadline = time.monotonic() + 60
@@ -200,7 +200,7 @@ def test_the_exec_command_line_is_the_documented_one() -> None:
     """host_command builds `python -m labs.checking.host --tree ... --requests-fd N ...`."""
     from labs.checking.launch import host_command
 
-    spec = HostSpec(Path("/t"), "postgres", "postgresql://x/y", "s", "labtree_1")
+    spec = HostSpec(Path("/t"), StoreKind.POSTGRES, "postgresql://x/y", "s", "labtree_1")
     assert host_command(spec, 5, 6, "py", 7) == [
         "py",
         "-m",
@@ -269,7 +269,7 @@ def test_a_host_command_never_carries_the_database_url() -> None:
     """Asked for a host with a database URL but no pipe for it, host_command refuses."""
     from labs.checking.launch import host_command
 
-    spec = HostSpec(Path("/t"), "postgres", "postgresql://u:secret@/y", "s", "labtree_1")
+    spec = HostSpec(Path("/t"), StoreKind.POSTGRES, "postgresql://u:secret@/y", "s", "labtree_1")
     with pytest.raises(ValueError, match="pipe"):
         host_command(spec, 5, 6, "py")
 
@@ -336,7 +336,9 @@ def test_a_late_request_leaves_its_stacks_and_the_host_alive_while_threads_come_
     copy = copy_tree("solution", tmp_path / "churn")
     with (copy / "shared" / "keys.py").open("a", encoding="utf-8") as keys:
         keys.write(CHURN)
-    session = HostSession.start(ExecLauncher(), HostSpec(copy, "memory", package="labtree_churn"))
+    session = HostSession.start(
+        ExecLauncher(), HostSpec(copy, StoreKind.MEMORY, package="labtree_churn")
+    )
     try:
         for turn in range(12):
             session.deadline = time.monotonic() + 30

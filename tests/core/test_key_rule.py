@@ -11,7 +11,7 @@ import pytest
 
 from labs.checking.errors import RefusedError
 from labs.checking.launch import ExecLauncher, ForkLauncher
-from labs.checking.protocol import KEYS_ONLY, HostSpec
+from labs.checking.protocol import KEYS_ONLY, HostSpec, HostStore, StoreKind
 from labs.checking.runner import run_checks
 from labs.checking.session import HostSession
 from labs.trees.finding import REPO_ROOT, find_tree
@@ -110,12 +110,12 @@ def readings(session: HostSession) -> list[float]:
     return [float(value) for value in str(said).split()]
 
 
-@pytest.mark.parametrize("store", ["memory", KEYS_ONLY])
-def test_the_clock_op_moves_every_clock_call_of_the_host(tmp_path: Path, store: str) -> None:
+@pytest.mark.parametrize("store", [StoreKind.MEMORY, KEYS_ONLY])
+def test_the_clock_op_moves_every_clock_call_of_the_host(tmp_path: Path, store: HostStore) -> None:
     """time.time, time.time_ns, datetime.now and time.gmtime all read the moment the driver
     set, in the host and in the keys-only second process; null gives the real clock back."""
     tree = find_tree(str(solution_copy(tmp_path, RETURN, READINGS)))
-    launcher = ForkLauncher() if store == "memory" else ExecLauncher()
+    launcher = ForkLauncher() if store == StoreKind.MEMORY else ExecLauncher()
     session = HostSession.start(launcher, HostSpec(tree.root, store, package=tree.package))
     try:
         session.deadline = time.monotonic() + 30
@@ -134,7 +134,9 @@ def test_the_clock_op_moves_every_clock_call_of_the_host(tmp_path: Path, store: 
 def test_each_check_starts_on_the_real_clock(tmp_path: Path) -> None:
     """A check that failed with the clock moved leaves it moved; the next open_store resets it."""
     tree = find_tree(str(solution_copy(tmp_path, RETURN, READINGS)))
-    session = HostSession.start(ForkLauncher(), HostSpec(tree.root, "memory", package=tree.package))
+    session = HostSession.start(
+        ForkLauncher(), HostSpec(tree.root, StoreKind.MEMORY, package=tree.package)
+    )
     try:
         session.deadline = time.monotonic() + 30
         session.call("clock", at=MOMENT)

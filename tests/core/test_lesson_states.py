@@ -39,8 +39,8 @@ def test_an_unknown_status_leads_nowhere() -> None:
 
 
 def test_the_dashboard_offers_the_lessons_moves() -> None:
-    """web/moves.py reads the lesson's allowlist rather than keeping a copy of its own."""
-    from web.moves import LESSON_ALLOWED, STATES
+    """web/workbench/moves.py reads the lesson's allowlist rather than keeping a copy of its own."""
+    from web.workbench.moves import LESSON_ALLOWED, STATES
 
     assert list(STATUSES) == STATES
     assert {status: next_states(status) for status in STATUSES} == LESSON_ALLOWED

@@ -103,7 +103,7 @@ def test_the_interview_item_needs_three_of_four_marked_got_it(got: int) -> None:
     core = [q.id for q in questions.all_questions() if q.core]
     for index, question_id in enumerate(core):
         questions.save(question_id, "answer", "got" if index < got else "partly")
-    assert (checklist.verify_review("core").state == checklist.OK) == (got >= 3)
+    assert (checklist.verify_review("core").state == checklist.Finding.OK) == (got >= 3)
 
 
 def test_the_starter_as_shipped_is_checked_and_the_unverifiable_said(own_state: Path) -> None:
@@ -135,7 +135,7 @@ def test_the_solution_on_postgres_ticks_the_lab_and_the_tables(solution_database
         )
     }
     for item_id in ("lab", "tables"):
-        assert [v.state for v in items[item_id].verifications] == [checklist.OK] * len(
+        assert [v.state for v in items[item_id].verifications] == [checklist.Finding.OK] * len(
             items[item_id].verifications
         ), items[item_id].verifications
         assert items[item_id].status == "done"
@@ -155,7 +155,7 @@ def test_a_starter_migration_without_the_constraints_is_named(
         found = checklist.verify_constraints(checklist.Settings("starter", url))
     finally:
         drop_database_of(pg_cluster, name)
-    assert found.state == checklist.NO
+    assert found.state == checklist.Finding.NO
     assert "runs (idempotency_key)" in found.text and "messages (run_id, seq)" in found.text
 
 
@@ -163,7 +163,7 @@ def test_an_unreachable_database_is_not_verifiable_rather_than_failed() -> None:
     """A database that does not answer makes the catalog item unknown, with the reason."""
     settings = checklist.Settings("starter", "postgresql://koda:koda@127.0.0.1:9/koda")
     found = checklist.verify_constraints(settings)
-    assert found.state == checklist.UNKNOWN and "could not be read" in found.text
+    assert found.state == checklist.Finding.UNKNOWN and "could not be read" in found.text
 
 
 def test_every_message_the_code_asks_for_is_in_the_texts() -> None:

@@ -14,11 +14,11 @@ import psycopg2
 import pytest
 
 from labs.grading import on_postgres_throwaway
-from labs.grading.batch import grade_all
+from labs.grading.batch import grade_all, trouble
 from labs.grading.class_database import check_class_database
-from labs.grading.criteria import MEMORY_POINTS, MIGRATION_POINTS, Grade
+from labs.grading.criteria import MEMORY_POINTS, MIGRATION_POINTS, Grade, Outcome, Trouble
 from labs.grading.errors import GradingRefusedError
-from labs.grading.intake import MAX_FILES
+from labs.grading.hand_in import MAX_FILES
 from labs.grading.on_postgres_roles import SAFE_CREATEROLE
 from labs.pg.cluster import TempCluster, free_port
 from labs.trees.finding import REPO_ROOT, tree_root
@@ -95,6 +95,21 @@ def test_an_endless_loop_in_one_check_costs_only_that_check(batch: dict[str, Gra
     assert memory_results(grade) == passing(1, 2, 6)
     assert "still running after 10 s" in grade.outcomes["memory-4"].message
     assert "timed out" in grade.broken
+
+
+def test_why_the_checks_failed_is_the_drivers_verdict_never_their_words() -> None:
+    """Failures that only say "still running after" or "did not finish importing" (words a
+    tree can print) are no reason; the verdict the checks' runner gave is."""
+    words = Outcome("fail", "got: still running after 10 s; it did not finish importing")
+    stopped = Outcome("fail", "got: still running after 10 s", trouble=Trouble.TIMED_OUT)
+    unrun = Outcome("fail", "the checks could not run: x", ran=False, trouble=Trouble.COULD_NOT_RUN)
+
+    def grade_of(*outcomes: Outcome) -> Grade:
+        return Grade("x", {f"memory-{n}": o for n, o in enumerate(outcomes, start=1)})
+
+    assert trouble(grade_of(*[words] * 6)) == ""
+    assert trouble(grade_of(stopped, *[words] * 5)) == "some checks timed out (an endless loop?)"
+    assert trouble(grade_of(*[unrun] * 6)) == "the checks could not run: x"
 
 
 def test_a_deleted_file_scores_zero_and_names_the_module(batch: dict[str, Grade]) -> None:

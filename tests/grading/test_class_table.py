@@ -21,7 +21,7 @@ from labs.commands.grade import default_out
 from labs.grading.criteria import Grade, Outcome
 from labs.grading.errors import BrokenSubmissionError, OutputError
 from labs.grading.feedback import write_class_feedback
-from labs.grading.intake import MAX_DEPTH, MAX_DIRS, take_in
+from labs.grading.hand_in import MAX_DEPTH, MAX_DIRS, take_in
 from labs.grading.outputs import (
     private_results_folder,
     read_private,

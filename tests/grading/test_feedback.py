@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from labs.checking.report import Report
 from labs.checking.result import CheckResult
-from labs.checking.results import write_results
-from labs.checking.runner import Report, run_checks
+from labs.checking.results_json import write_results
+from labs.checking.runner import run_checks
 from labs.grading.criteria import CRITERIA, MEMORY_POINTS, Grade, Outcome
 from labs.grading.errors import OutputError
 from labs.grading.feedback import folder_names, junit_xml, markdown_report, write_feedback

@@ -23,7 +23,7 @@ from labs.checking.checks import CHECKS
 from labs.checking.definition import Check
 from labs.checking.pipes import PipeHost
 from labs.checking.report import results_v3
-from labs.checking.results import OUTPUT_LIMIT, capped_output
+from labs.checking.results_json import OUTPUT_LIMIT, capped_output
 from labs.checking.runner import run_checks
 from labs.grading.batch import broken_grade
 from labs.grading.criteria import CRITERIA, Criterion, Grade, Outcome

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from labs.checking.protocol import HostSpec
+from labs.checking.protocol import HostSpec, StoreKind
 from labs.grading.errors import BrokenSubmissionError
-from labs.grading.intake import MAX_BYTES, take_in
+from labs.grading.hand_in import MAX_BYTES, take_in
 from labs.sandbox.box import Finished, Sandbox
 from labs.sandbox.launcher import SandboxedLauncher
 from labs.sandbox.limits import SHM_SIZE, TMP_SIZE, Limits
@@ -273,8 +273,10 @@ def test_the_host_is_given_the_submissions_credentials_never_the_drivers(
         schema="grade_ada_1",
         expose=[REPO_ROOT / "tests"],
     )
-    spec = HostSpec(tmp_path, "postgres", grader, "public", "ada")
-    assert launcher.host_spec(spec) == HostSpec(tmp_path, "postgres", tenant, "grade_ada_1", "ada")
+    spec = HostSpec(tmp_path, StoreKind.POSTGRES, grader, "public", "ada")
+    assert launcher.host_spec(spec) == HostSpec(
+        tmp_path, StoreKind.POSTGRES, tenant, "grade_ada_1", "ada"
+    )
     host = launcher.launch(spec)
     try:
         host.send({})
@@ -310,7 +312,7 @@ for pid in os.listdir("/proc"):
             pass
 print(sorted(set(found)) or "nothing")
 """
-    host = launcher.launch(HostSpec(tmp_path, "postgres", tenant, "grade_ada_1", "ada"))
+    host = launcher.launch(HostSpec(tmp_path, StoreKind.POSTGRES, tenant, "grade_ada_1", "ada"))
     try:
         host.send({})
         assert host.receive(30.0)["piped_url"] == tenant
@@ -349,7 +351,7 @@ def zip_of(path: Path, entries: dict[str, bytes], *, link: str = "") -> Path:
 def test_a_zip_bomb_is_refused_before_anything_is_written(tmp_path: Path) -> None:
     """A zip whose Python unpacks past the limit is refused from its directory, naming it.
 
-    (A large file that is not Python is left out unread instead: tests/grading/test_intake.py.)
+    (A large file that is not Python is left out unread instead: tests/grading/test_hand_in.py.)
     """
     bomb = zip_of(tmp_path / "bomb.zip", {"starter/big.py": b"\0" * (MAX_BYTES + 1)})
     assert bomb.stat().st_size < 1024 * 1024

@@ -11,7 +11,7 @@ import pytest
 
 from labs.grading.notes import UNSAFE
 from labs.sandbox.files import remove_tree
-from labs.sandbox.limits import Isolation
+from labs.sandbox.limits import Caps, Isolation, SandboxMode
 from tests.grading import submissions as make
 from tests.support.modes import ALL_MODES, Runner, give_to, offered, open_folder, runner
 
@@ -63,7 +63,7 @@ def test_told_to_grade_anyway_every_report_says_there_was_no_sandbox(
     )
     assert graded.returncode == 0, graded.stderr[-2000:]
     assert SAYS in graded.stdout
-    assert Isolation("none", False, False, "rlimits").describe() in graded.stdout
+    assert Isolation(SandboxMode.NONE, False, False, Caps.RLIMITS).describe() in graded.stdout
     with (out / "grades.csv").open(encoding="utf-8-sig") as table:
         assert UNSAFE in next(csv.DictReader(table))["note"]
     assert SAYS in (out / "grades.md").read_text(encoding="utf-8")

@@ -15,8 +15,8 @@ import pytest
 import wcwidth
 
 from labs.checking.hints import Hint
+from labs.checking.report import Report
 from labs.checking.result import CheckResult
-from labs.checking.runner import Report
 from labs.review.progress import with_folders
 from labs.review.rerun import summary_lines, watch_tree
 from labs.term import i18n

@@ -23,7 +23,7 @@ from labs.bench.runner import (
     run_bench,
 )
 from labs.bench.server import GatewayServer
-from labs.bench.stats import Measurement, percentile
+from labs.bench.stats import Measurement, Tool, percentile
 from labs.bench.tools import WITHOUT_ENV, find_tool, libpq_environment
 from labs.pg.cluster import TempCluster
 from tests.reliability.conftest import GATEWAY, scalar
@@ -35,7 +35,7 @@ QUICK = BenchSettings(quick=True)
 TOOLS = {"a": "pgbench", "b": "python", "c0": "wrk", "c1": "wrk", "c": "wrk", "c-tuned": "wrk"}
 
 
-def measurement(part: str, clients: int, throughput: float, tool: str = "python") -> Measurement:
+def measurement(part: str, clients: int, throughput: float, tool: Tool = "python") -> Measurement:
     """A made-up measurement for report tests."""
     return Measurement(part, clients, int(throughput), 1.0, throughput, 1.0, 2.0, 0, tool)
 

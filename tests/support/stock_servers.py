@@ -10,7 +10,7 @@ from pathlib import Path
 
 import psycopg2
 
-from labs.pg.cluster import TempCluster
+from labs.pg.cluster import Auth, TempCluster
 from labs.trees.finding import REPO_ROOT
 
 INIT_SCRIPT = REPO_ROOT / "deploy" / "postgres-init.sh"
@@ -18,7 +18,7 @@ INIT_SCRIPT = REPO_ROOT / "deploy" / "postgres-init.sh"
 
 @contextmanager
 def started(
-    bindir: Path, *, auth: str = "trust", tcp: bool = False, max_connections: int = 200
+    bindir: Path, *, auth: Auth = "trust", tcp: bool = False, max_connections: int = 200
 ) -> Iterator[TempCluster]:
     """A throwaway cluster set up as asked, running until the block ends."""
     cluster = TempCluster(bindir, auth=auth, tcp=tcp, max_connections=max_connections)

@@ -19,7 +19,7 @@ from labs.pg.scratch import migrate
 from web import create_app
 
 # What the page's own requests carry: htmx's header, and the browser's word that the
-# request came from the dashboard's page (web/safety.py refuses a POST without it).
+# request came from the dashboard's page (web/safety/cross_site.py refuses a POST without it).
 PAGE = {"HX-Request": "true", "Sec-Fetch-Site": "same-origin"}
 ROW = re.compile(r'data-check="\d" data-status="(?:pass|fail)"')
 PATIENCE_SECONDS = 120

@@ -7,8 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from labs.checking.checks import CHECKS
-from labs.checking.extra import EXTRA_CHECKS
+from labs.checking.api import CHECKS, EXTRA_CHECKS
 from labs.trees.finding import REPO_ROOT
 
 

@@ -13,8 +13,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from labs.checking.checks import CHECKS
-from labs.checking.extra import EXTRA_CHECKS
+from labs.checking.api import CHECKS, EXTRA_CHECKS
 from labs.trees.finding import REPO_ROOT
 
 from .conftest import make_app

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from labs.untrusted import CappedOutput
-from web import checks_run
-from web.checks_run import start_checks
-from web.child import Child
-from web.jobs import BusyError, HeavyJobs
+from web.checkruns import check_run
+from web.checkruns.check_run import start_checks
+from web.checkruns.child import Child
+from web.safety.jobs import BusyError, HeavyJobs
 
 from .conftest import make_app
 from .pages import HTMX, form_error
@@ -95,7 +95,7 @@ def test_a_check_process_that_floods_and_crashes_is_a_failed_row_with_its_output
         "import sys, os; sys.stderr.write('FIRST LINE\\n' + 'noise ' * 500_000 + '\\nLAST WORDS'); "
         "sys.stderr.flush(); os._exit(3)"
     )
-    monkeypatch.setattr(checks_run, "check_command", lambda *_: [sys.executable, "-c", crash])
+    monkeypatch.setattr(check_run, "check_command", lambda *_: [sys.executable, "-c", crash])
     run = start_checks(
         "starter", "starter", "memory", database_url=None, timeout=60, output_limit=256
     )

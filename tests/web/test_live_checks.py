@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from web.check_rows import build_rows
+from web.checkruns.rows import build_rows
 
 from .conftest import make_app
 from .pages import HTMX, check_statuses, failing_checks, finished_checks, form_error, wait_for

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from web.live_parts import Drawing, Remembered, Seen, changes
+from web.rendering.live_parts import Drawing, Remembered, Seen, changes
 
 
 def seen(parts: dict[str, str], rows: list[tuple[str, str]]) -> Seen:

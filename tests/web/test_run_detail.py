@@ -8,8 +8,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from web.i18n import Verbatim
-from web.journal import Entry
-from web.strip import message_strip
+from web.rendering.strip import message_strip
+from web.workbench.journal import Action, AttemptOutcome, Entry
 
 from .pages import HTMX, send
 
@@ -42,7 +42,7 @@ def test_the_timeline_lists_accepted_and_refused_moves_by_whom(client: FlaskClie
 def test_a_missing_seq_is_shown_as_a_gap() -> None:
     """Messages at seq 0 and 2 leave a gap cell at seq 1."""
     messages = [SimpleNamespace(seq=seq, role="assistant", content=str(seq)) for seq in (2, 0)]
-    refused = Entry("r", "worker", "message", "refused", Verbatim("taken"), seq=0)
+    refused = Entry("r", "worker", Action.MESSAGE, AttemptOutcome.REFUSED, Verbatim("taken"), seq=0)
     cells = message_strip(messages, [refused])
     assert [(c.seq, c.kind) for c in cells] == [
         (0, "message"),

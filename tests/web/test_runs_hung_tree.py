@@ -17,7 +17,7 @@ from labs.trees.finding import find_tree
 
 from .conftest import make_app
 from .pages import HTMX, form_error, run_ids, send
-from .test_no_english_in_chinese import english_on
+from .test_no_english_sentence_left import english_on
 
 LIMIT = 1.0  # the runs view's time limit in these tests, in seconds
 # What a page may take beyond the limit: the answer, its rendering, a busy machine.

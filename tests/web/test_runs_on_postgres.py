@@ -17,7 +17,7 @@ from sqlalchemy.engine import make_url
 
 from tests.postgres.conftest import migrate, unfixed_starter_migration
 from tests.support.pgcluster import TempCluster, drop_database_of
-from web import bench as bench_module
+from web.workbench import workbench as bench_module
 
 from .conftest import make_app
 from .pages import HTMX, finish, last_outcome, run_ids, send, status_of, wait_for

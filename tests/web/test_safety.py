@@ -10,8 +10,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from web.__main__ import main
-from web.hosts import ENV_VAR
-from web.render import render_view
+from web.rendering.fragments import render_view
+from web.safety.hosts import ENV_VAR
 
 from .conftest import make_app
 from .pages import HTMX, form_error, run_ids

@@ -10,8 +10,8 @@ import pytest
 import wcwidth
 from flask import Flask
 
-from labs.checking.trace import LANES
-from web.sequence import TAGS, WIDTH, draw_sequence, text_width
+from labs.checking.api import LANES
+from web.rendering.sequence import TAGS, WIDTH, draw_sequence, text_width
 
 REASONS = [
     "ok",

@@ -13,14 +13,15 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, redirect, request, url_for
 
+from labs.checking.api import StoreKind
 from labs.term.i18n import N_
 
-from ..check_rows import CheckRow
-from ..checks_run import CheckRun, start_checks
+from ..checkruns.check_run import CheckRun, start_checks
+from ..checkruns.rows import CheckRow
 from ..i18n import Sentence, _
-from ..jobs import BusyError
 from ..lab import lab
-from ..render import render_view, wants_fragment
+from ..rendering.fragments import render_view, wants_fragment
+from ..safety.jobs import BusyError
 
 bp = Blueprint("checks", __name__, url_prefix="/checks")
 
@@ -46,12 +47,12 @@ def checks_context(tree: str, store: str, error: str | Sentence = "") -> dict[st
 def _chosen(source: Any) -> tuple[str, str, str]:
     """The tree and store asked for, falling back to starter/memory with an error."""
     the_lab = lab()
-    tree, store = source.get("tree", "starter"), source.get("store", "memory")
+    tree, store = source.get("tree", "starter"), source.get("store", StoreKind.MEMORY)
     if tree not in the_lab.trees:
         choices = ", ".join(the_lab.trees)
         return (
             "starter",
-            "memory",
+            StoreKind.MEMORY,
             _("tree must be one of %(choices)s, not %(tree)s", choices=choices, tree=repr(tree)),
         )
     if store not in the_lab.stores:
@@ -69,7 +70,7 @@ def _chosen(source: Any) -> tuple[str, str, str]:
                 choices=choices,
                 store=repr(store),
             )
-        return tree, "memory", said
+        return tree, StoreKind.MEMORY, said
     return tree, store, ""
 
 

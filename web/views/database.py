@@ -25,7 +25,7 @@ from labs.term.i18n import N_
 from labs.trees.finding import find_tree
 
 from ..lab import lab
-from ..render import render_view
+from ..rendering.fragments import render_view
 
 bp = Blueprint("database", __name__, url_prefix="/database")
 # The kinds labs/pg/catalog.py gives an entry, marked so the page can show them translated.

@@ -6,14 +6,14 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from labs.checking.checks import CHECKS
+from labs.checking.api import CHECKS
 from labs.term.i18n import N_
 from labs.trees.diff import tree_diff
 from labs.trees.finding import tree_root
 
 from ..i18n import Sentence, Verbatim, _, translated
 from ..lab import lab
-from ..render import render_view
+from ..rendering.fragments import render_view
 
 bp = Blueprint("diff", __name__, url_prefix="/diff")
 TITLES = {check.number: check.title for check in CHECKS}

@@ -16,12 +16,12 @@ from labs.lesson.race import PathOutcome, RaceOutcome, run_race
 from labs.pg.catalog import psycopg2_url
 from labs.term.i18n import N_
 
-from .. import forms
 from ..i18n import Sentence
-from ..jobs import BusyError
 from ..lab import lab
-from ..render import render_view
-from ..safety import FormError
+from ..rendering.fragments import render_view
+from ..safety import forms
+from ..safety.forms import FormError
+from ..safety.jobs import BusyError
 
 bp = Blueprint("race", __name__, url_prefix="/race")
 

@@ -6,8 +6,8 @@ checklist`, so the page and the terminal agree. Answers and marks are kept
 in the lab's local state folder.
 
 Verifying the checklist runs the checks and mypy on the learner's tree, so it
-is a POST (refused from another site's page, safety.py) and takes the
-dashboard's one slot for check runs (jobs.py): a GET never runs code, and
+is a POST (refused from another site's page, safety/cross_site.py) and takes the
+dashboard's one slot for check runs (safety/jobs.py): a GET never runs code, and
 four verifications at once are one run and three "busy" answers.
 """
 
@@ -21,12 +21,12 @@ from flask import Blueprint, Response, abort, current_app, g, request
 from labs.review import checklist, questions, texts
 from labs.term.i18n import N_
 
-from .. import forms
 from ..i18n import Sentence, _, page_language
-from ..jobs import BusyError
 from ..lab import lab
-from ..render import render_view, wants_fragment
-from ..safety import FormError
+from ..rendering.fragments import render_view, wants_fragment
+from ..safety import forms
+from ..safety.forms import FormError
+from ..safety.jobs import BusyError
 
 bp = Blueprint("review", __name__, url_prefix="/review")
 
@@ -174,7 +174,7 @@ def checklist_context(items: list[checklist.Item]) -> dict[str, Any]:
     """The checklist's items and the words around them."""
     return {
         "items": items,
-        "done": sum(item.status == "done" for item in items),
+        "done": sum(item.status == checklist.ItemStatus.DONE for item in items),
         "checklist_labels": texts.load("checklist")["labels"],
         "quick": request.values.get("quick") == "1",
     }

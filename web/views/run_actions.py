@@ -6,23 +6,23 @@ from collections.abc import Callable
 
 from flask import Blueprint, Response
 
-from labs.checking.errors import TreeDoesNotImportError
+from labs.checking.api import TreeDoesNotImportError
 
-from .. import forms
-from ..bench import Bench
-from ..demo import REPLY
 from ..i18n import _
 from ..lab import lab
-from ..moves import STATES
-from ..safety import FormError
-from ..tree_link import TreeNotAnsweringError
+from ..safety import forms
+from ..safety.forms import FormError
+from ..workbench.demo_executor import REPLY
+from ..workbench.moves import STATES
+from ..workbench.tree_link import TreeNotAnsweringError
+from ..workbench.workbench import Workbench
 from .runs import PACES, render_runs
 
 bp = Blueprint("run_actions", __name__, url_prefix="/runs/<tree>")
 MAX_COPIES = 32
 
 
-def act(tree: str, action: Callable[[Bench], object]) -> Response:
+def act(tree: str, action: Callable[[Workbench], object]) -> Response:
     """Do one thing on the tree's bench; a bad field, a vanished run or a stopped store is a
     visible error."""
     bench = lab().bench(tree)
@@ -66,7 +66,7 @@ def burst(tree: str) -> Response:
 def demo(tree: str) -> Response:
     """Switch the demo executor on (at a pace, its reply in the page's language) or off."""
 
-    def switch(bench: Bench) -> None:
+    def switch(bench: Workbench) -> None:
         if forms.choice("switch", ["on", "off"]) == "on":
             factor = PACES[forms.choice("pace", list(PACES))]
             bench.executor.start(factor * lab().demo_pace, tuple(_(chunk) for chunk in REPLY))

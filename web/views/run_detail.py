@@ -8,12 +8,12 @@ from typing import Any
 import htmx_flask  # type: ignore[import-untyped]
 from flask import Blueprint, Response, abort, request
 
-from ..bench import MOVING
 from ..i18n import _
 from ..lab import lab
-from ..render import render_view
-from ..safety import FormError
-from ..strip import message_strip
+from ..rendering.fragments import render_view
+from ..rendering.strip import message_strip
+from ..safety.forms import FormError
+from ..workbench.workbench import MOVING
 
 bp = Blueprint("run_detail", __name__, url_prefix="/runs/<tree>")
 

@@ -10,11 +10,11 @@ from markupsafe import Markup
 
 from ..i18n import Sentence
 from ..lab import lab
-from ..live_parts import Changes, Drawing, changes
-from ..moves import LESSON_ALLOWED
-from ..outcome import MARKS
-from ..render import render_view, wants_fragment
-from ..state_graph import draw_graph
+from ..rendering.fragments import render_view, wants_fragment
+from ..rendering.live_parts import Changes, Drawing, changes
+from ..rendering.state_graph import draw_graph
+from ..workbench.moves import LESSON_ALLOWED
+from ..workbench.outcome import MARKS
 
 bp = Blueprint("runs", __name__, url_prefix="/runs")
 # Multiples of the configured DEMO_PACE, so tests can make every pace fast.

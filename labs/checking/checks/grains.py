@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from labs.lesson.states import RunStatus
 from labs.term.i18n import N_, _
 
 from ..context import CheckContext, expect, record, store_call
@@ -26,7 +27,7 @@ def three_grains(ctx: CheckContext) -> None:
     run_id = str(record(created.get("run")).get("id"))
     status = ctx.status_of(run_id)
     expect(
-        status == "pending",
+        status == RunStatus.PENDING,
         _("the new run to read back as pending"),
         status,
         rule=NEW_RUN_PENDING,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from labs.lesson.states import RunStatus
 from labs.term.i18n import N_, _
 
 from ..context import CheckContext, expect
@@ -17,7 +18,7 @@ def gateway_intake(ctx: CheckContext) -> None:
     expect(
         answer.status == 202
         and bool(answer.field("runId"))
-        and answer.field("status") == "pending",
+        and answer.field("status") == RunStatus.PENDING,
         _("202 {runId, status: pending}"),
         answer.shown(),
         rule=ACCEPTS_MESSAGE,

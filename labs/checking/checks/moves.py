@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 from typing import Any
 
-from labs.lesson.states import LESSON_MOVES, PATHS, STATUSES
+from labs.lesson.states import LESSON_MOVES, PATHS, STATUSES, RunStatus
 from labs.term.i18n import N_, _
 
 from ..context import CheckContext, expect, record, store_call
@@ -101,7 +102,8 @@ def state_machine(ctx: CheckContext) -> None:
             )
     # One traced walk, for the sequence diagram: pending -> running -> done, then refused.
     run_id = runs[0]
-    for current, target in (("pending", "running"), ("running", "done"), ("done", "running")):
+    walk = (RunStatus.PENDING, RunStatus.RUNNING, RunStatus.DONE, RunStatus.RUNNING)
+    for current, target in itertools.pairwise(walk):
         with contextlib.suppress(RefusedError):
             ctx.store("transition", run_id, current, target, actor="worker")
     if went_through:
@@ -115,7 +117,7 @@ def move_call(run_id: str, step: tuple[str, str]) -> dict[str, Any]:
 
 def refused_move(current: str, target: str, error: RefusedError, hint: Hint) -> CheckFailedError:
     """The failure for a move the lesson allows that the tree refused."""
-    if (current, target) == ("pending", "failed"):
+    if (current, target) == (RunStatus.PENDING, RunStatus.FAILED):
         wanted = _("pending -> failed to be allowed (a run may fail before it ever runs)")
     else:
         wanted = _("{current} -> {target} to be allowed").format(current=current, target=target)
@@ -151,12 +153,11 @@ def moves_went_through(moves: list[str], hint: Hint) -> CheckFailedError:
 def lesson_order(move: str) -> tuple[bool, bool, bool, int, int]:
     """Which wrong move to name first: out of a terminal state, to running, never a self-move."""
     current, _arrow, target = move.partition(" -> ")
-    order = list(STATUSES)
     terminal = not LESSON_MOVES.get(current, frozenset({""}))
     return (
         not terminal,
         current == target,
-        target != "running",
-        order.index(current),
-        order.index(target),
+        target != RunStatus.RUNNING,
+        STATUSES.index(current),
+        STATUSES.index(target),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from labs.lesson.states import RunStatus
 from labs.term.i18n import N_, _
 
 from ..context import CheckContext, expect, record
@@ -33,7 +34,7 @@ def worker_sees_pending(ctx: CheckContext) -> None:
         rule=PENDING_RUNS_LIST,
     )
     expect(
-        ids[run_id] == "pending",
+        ids[run_id] == RunStatus.PENDING,
         _("the run to be pending"),
         str(ids[run_id]),
         rule=PENDING_RUN_STATUS,

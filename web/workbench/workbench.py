@@ -5,7 +5,7 @@ methods, the worker's query), so the starter's bugs show up here exactly as
 in the checks. That code runs in the tree's host, a process of its own
 (tree_link.py), never in the dashboard's: a tree that loops is stopped
 after the time limit, and the page says so. The lesson's buttons are in
-moves.py, sending messages in intake.py.
+moves.py, sending messages in gateway_client.py.
 """
 
 from __future__ import annotations
@@ -17,20 +17,19 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from labs.checking.errors import RefusedError, TreeDoesNotImportError
-from labs.checking.protocol import HostSpec
-from labs.lesson.states import next_states
+from labs.checking.api import HostSpec, RefusedError, StoreKind, TreeDoesNotImportError
+from labs.lesson import RunStatus, next_states
 from labs.term.i18n import N_
 from labs.trees.finding import find_tree
 
-from .demo import DemoExecutor
-from .i18n import Sentence, Verbatim
-from .intake import SessionRefusedError
+from ..i18n import Sentence, Verbatim
+from ..rendering.live_parts import Remembered
+from .demo_executor import DemoExecutor
+from .gateway_client import SessionRefusedError
 from .journal import Journal
-from .live_parts import Remembered
 from .moves import LessonMoves
 from .outcome import Outcome
-from .remote import (
+from .remote_store import (
     RemoteStore,
     RunGoneError,
     SessionGoneError,
@@ -40,7 +39,7 @@ from .remote import (
 )
 from .tree_link import TreeBusyError, TreeLink, TreeNotAnsweringError
 
-MOVING = ("pending", "running", "streaming")
+MOVING = (RunStatus.PENDING, RunStatus.RUNNING, RunStatus.STREAMING)
 # Seconds between two tries of Postgres by a bench that fell back to memory (each starts a host).
 RETRY_POSTGRES = 5.0
 
@@ -63,7 +62,7 @@ class RunRow:
 ALEMBIC_COMMAND = re.compile(r"`(alembic [^`]+)`")
 
 
-class Bench(LessonMoves):
+class Workbench(LessonMoves):
     """A tree's store and gateway (in its host), the runs sent through it, and the journal."""
 
     def __init__(
@@ -81,9 +80,12 @@ class Bench(LessonMoves):
         self.tree = find_tree(spec)  # found, never imported: its host imports it
         self.notice = Sentence()  # why the bench is not on the store it was asked for
         self.restarted = Sentence()  # when the tree's host was started again, and what it lost
-        memory = HostSpec(self.tree.root, "memory", None, self.tree.package, self.tree.package)
-        asked = replace(memory, store="postgres", database_url=database_url)
-        self.store_kind = "postgres" if database_url else "memory"  # until a host opens one
+        memory = HostSpec(
+            self.tree.root, StoreKind.MEMORY, None, self.tree.package, self.tree.package
+        )
+        asked = replace(memory, store=StoreKind.POSTGRES, database_url=database_url)
+        # The store the tree's host opened; until one has, the store asked for.
+        self.store_kind: str = StoreKind.POSTGRES if database_url else StoreKind.MEMORY
         self.link = TreeLink(
             asked if database_url else memory,
             timeout=timeout,
@@ -145,7 +147,11 @@ class Bench(LessonMoves):
 
     def _started(self, kind: str) -> None:
         """A host started (the link holds its lock: no bench lock is taken here)."""
-        switched = kind == "postgres" and self.store_kind == "memory" and self.link.starts > 1
+        switched = (
+            kind == StoreKind.POSTGRES
+            and self.store_kind == StoreKind.MEMORY
+            and self.link.starts > 1
+        )
         self.store_kind = kind
         refused = self.link.refused
         if refused is not None:  # no driver module yet, database down, schema missing
@@ -167,7 +173,7 @@ class Bench(LessonMoves):
                     ),
                     time=when,
                 )
-                if kind == "memory"
+                if kind == StoreKind.MEMORY
                 else Sentence(
                     N_(
                         "The tree's process was started again at %(time)s, after it stopped "
@@ -324,5 +330,5 @@ class Bench(LessonMoves):
         return self.executor.active and (
             self.executor.busy
             or self.executor.stalled  # keep polling, to show the runs again once it answers
-            or any(row.status == "pending" for row in rows)
+            or any(row.status == RunStatus.PENDING for row in rows)
         )

@@ -8,15 +8,17 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from .i18n import _
-from .safety import FormError
+from labs.checking.api import StoreKind
+
+from ..i18n import _
+from ..safety.forms import FormError
 
 
 class SentRuns:
     """Which runs a bench sent, and which of them are gone from the database."""
 
     store: Any
-    store_kind: str  # "memory" or "postgres"
+    store_kind: str  # a StoreKind: the store the tree's host opened
     will_fail: set[str]
     run_not_found: type[Exception]  # the tree's RunNotFoundError
     _requests: dict[str, dict[str, str]]  # run id -> the body that created it
@@ -57,7 +59,7 @@ class SentRuns:
         notice about the restart says so already.
         """
         count = self._dropped
-        if not count or self.store_kind == "memory":
+        if not count or self.store_kind == StoreKind.MEMORY:
             return ""
         if count == 1:
             return _(

@@ -6,15 +6,15 @@ refusal, or a move the lesson forbids that went through anyway.
 
 from __future__ import annotations
 
-from labs.lesson.states import STATUSES, next_states
+from labs.lesson import STATUSES, RunStatus, next_states
 from labs.term.i18n import N_
 
-from .i18n import Sentence, Verbatim, _
-from .intake import Intake
-from .journal import Entry
-from .outcome import Outcome
-from .remote import error_text
-from .safety import FormError
+from ..i18n import Sentence, Verbatim, _
+from ..safety.forms import FormError
+from .gateway_client import GatewayClient
+from .journal import Action, AttemptOutcome, Entry
+from .outcome import Outcome, Tone
+from .remote_store import error_text
 from .tree_link import TreeNotAnsweringError
 
 # Every status in the order of a run's life: pending, running, streaming, done, failed, cancelled.
@@ -24,7 +24,7 @@ STATES = list(STATUSES)
 LESSON_ALLOWED: dict[str, list[str]] = {state: next_states(state) for state in STATUSES}
 
 
-class LessonMoves(Intake):
+class LessonMoves(GatewayClient):
     """The buttons that provoke the lesson: advance, force done -> running, duplicate a seq."""
 
     unavailable: type[Exception]  # the tree's StoreUnavailableError, as mirrored
@@ -40,8 +40,8 @@ class LessonMoves(Intake):
                 Entry(
                     run_id,
                     actor,
-                    "transition",
-                    "refused",
+                    Action.TRANSITION,
+                    AttemptOutcome.REFUSED,
                     Verbatim(error_text(error)),
                     source,
                     target,
@@ -49,14 +49,22 @@ class LessonMoves(Intake):
             )
         if target in LESSON_ALLOWED[source]:
             return self.journal.add(
-                Entry(run_id, actor, "transition", "accepted", Sentence(), source, target)
+                Entry(
+                    run_id,
+                    actor,
+                    Action.TRANSITION,
+                    AttemptOutcome.ACCEPTED,
+                    Sentence(),
+                    source,
+                    target,
+                )
             )
         return self.journal.add(
             Entry(
                 run_id,
                 actor,
-                "transition",
-                "illegal",
+                Action.TRANSITION,
+                AttemptOutcome.ILLEGAL,
                 Sentence(N_("the allowlist forbids this move")),
                 source,
                 target,
@@ -72,7 +80,14 @@ class LessonMoves(Intake):
             raise
         except Exception as error:  # DuplicateMessageError is the expected one
             return self.journal.add(
-                Entry(run_id, actor, "message", "refused", Verbatim(error_text(error)), seq=seq)
+                Entry(
+                    run_id,
+                    actor,
+                    Action.MESSAGE,
+                    AttemptOutcome.REFUSED,
+                    Verbatim(error_text(error)),
+                    seq=seq,
+                )
             )
         taken = sum(1 for m in self.store.messages_for_run(run_id) if m.seq == seq)
         if taken > 1:
@@ -80,8 +95,8 @@ class LessonMoves(Intake):
                 Entry(
                     run_id,
                     actor,
-                    "message",
-                    "duplicate",
+                    Action.MESSAGE,
+                    AttemptOutcome.DUPLICATE,
                     Sentence(
                         N_("stored beside %(count)s other(s) at seq %(seq)s"),
                         count=taken - 1,
@@ -91,7 +106,14 @@ class LessonMoves(Intake):
                 )
             )
         return self.journal.add(
-            Entry(run_id, actor, "message", "accepted", Verbatim(content), seq=seq)
+            Entry(
+                run_id,
+                actor,
+                Action.MESSAGE,
+                AttemptOutcome.ACCEPTED,
+                Verbatim(content),
+                seq=seq,
+            )
         )
 
     def status_of(self, run_id: str) -> str:
@@ -118,12 +140,12 @@ class LessonMoves(Intake):
     def force_back(self, run_id: str) -> Outcome:
         """Try the move the lesson forbids: done -> running."""
         current = self.status_of(run_id)
-        if current != "done":
+        if current != RunStatus.DONE:
             raise FormError(
                 "run",
                 _("force done → running needs a done run; it is %(current)s", current=current),
             )
-        return self._outcome_of(self.move(run_id, "done", "running", "dashboard"))
+        return self._outcome_of(self.move(run_id, RunStatus.DONE, RunStatus.RUNNING, "dashboard"))
 
     def duplicate_seq(self, run_id: str) -> Outcome:
         """Write a second message at a seq the run already has (seq 0 if it has none).
@@ -141,15 +163,16 @@ class LessonMoves(Intake):
     def _outcome_of(self, entry: Entry) -> Outcome:
         move = (
             f"{entry.source} → {entry.target}"
-            if entry.action == "transition"
+            if entry.action == Action.TRANSITION
             else Sentence(N_("message at seq %(seq)s"), seq=entry.seq)
         )
-        tone = {"accepted": "ok", "refused": "refused"}.get(entry.outcome, "warn")
+        tones = {AttemptOutcome.ACCEPTED: Tone.OK, AttemptOutcome.REFUSED: Tone.REFUSED}
+        tone = tones.get(entry.outcome, Tone.WARN)
         words = {
-            "accepted": N_("accepted"),
-            "refused": N_("REFUSED"),
-            "illegal": N_("WENT THROUGH (illegal)"),
-            "duplicate": N_("STORED TWICE"),
+            AttemptOutcome.ACCEPTED: N_("accepted"),
+            AttemptOutcome.REFUSED: N_("REFUSED"),
+            AttemptOutcome.ILLEGAL: N_("WENT THROUGH (illegal)"),
+            AttemptOutcome.DUPLICATE: N_("STORED TWICE"),
         }
         said = Sentence(words[entry.outcome])
         if not entry.detail:

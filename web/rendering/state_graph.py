@@ -12,6 +12,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from ..workbench.journal import AttemptOutcome
+
 WIDTH, HEIGHT = 820, 330
 HALF_W, HALF_H = 62, 24
 NODES: dict[str, tuple[int, int]] = {
@@ -93,7 +95,7 @@ def _bend(source: str, target: str, allowed: bool) -> tuple[float, float]:
     return mid[0] + (y2 - y1) / length * offset, mid[1] + (x1 - x2) / length * offset
 
 
-def _edge(source: str, target: str, allowed: bool, counts: Counter[str]) -> Edge:
+def _edge(source: str, target: str, allowed: bool, counts: Counter[AttemptOutcome]) -> Edge:
     control = _bend(source, target, allowed)
     start = _clip(NODES[source], control)
     end = _clip(NODES[target], control)
@@ -112,16 +114,16 @@ def _edge(source: str, target: str, allowed: bool, counts: Counter[str]) -> Edge
         round(label[0]),
         round(label[1]),
         allowed,
-        counts["accepted"],
-        counts["refused"],
-        counts["illegal"],
+        counts[AttemptOutcome.ACCEPTED],
+        counts[AttemptOutcome.REFUSED],
+        counts[AttemptOutcome.ILLEGAL],
     )
 
 
 def draw_graph(
     allowed: dict[str, list[str]],
     in_state: Counter[str],
-    attempts: dict[tuple[str, str], Counter[str]],
+    attempts: dict[tuple[str, str], Counter[AttemptOutcome]],
 ) -> Graph:
     """Lay out every allowed edge, plus every forbidden one somebody attempted."""
     nodes = [

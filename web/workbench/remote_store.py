@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from labs.checking.errors import RefusedError
-from labs.checking.ops import MAX_BATCH
+from labs.checking.api import MAX_BATCH, RefusedError
 
 from .tree_link import TreeLink
 

@@ -6,7 +6,7 @@ the run was sent with "make it fail". It goes through the tree's own
 worker query and store, in the tree's host, so the guards it meets are the
 tree's guards, and a tree that hangs stops only the run being played.
 
-It needs only what DemoBench names; the bench (bench.py) provides it, and
+It needs only what DemoBench names; the Workbench (workbench.py) provides it, and
 imports this module, never the other way round.
 """
 
@@ -15,11 +15,12 @@ from __future__ import annotations
 import threading
 from typing import Protocol
 
+from labs.lesson import RunStatus
 from labs.term.i18n import N_
 
-from .i18n import Sentence, Verbatim
-from .journal import Entry, Journal
-from .remote import RemoteStore, error_text
+from ..i18n import Sentence, Verbatim
+from .journal import Action, AttemptOutcome, Entry, Journal
+from .remote_store import RemoteStore, error_text
 
 
 class DemoBench(Protocol):
@@ -164,7 +165,13 @@ class DemoExecutor:
             else quoted
         )
         self.bench.journal.add(
-            Entry(self.interrupted or "", "demo worker", "store", "unavailable", detail)
+            Entry(
+                self.interrupted or "",
+                "demo worker",
+                Action.STORE,
+                AttemptOutcome.UNAVAILABLE,
+                detail,
+            )
         )
 
     def _give_up(self, error: Exception) -> None:
@@ -177,8 +184,8 @@ class DemoExecutor:
             Entry(
                 run_id,
                 "demo worker",
-                "store",
-                "refused",
+                Action.STORE,
+                AttemptOutcome.REFUSED,
                 Sentence(
                     N_("%(error)s; the demo executor skips this run"),
                     error=Verbatim(error_text(error)),
@@ -192,7 +199,11 @@ class DemoExecutor:
             self.waiting_for_store = ""
             self.bench.journal.add(
                 Entry(
-                    "", "demo worker", "store", "resumed", Sentence(N_("the store answers again"))
+                    "",
+                    "demo worker",
+                    Action.STORE,
+                    AttemptOutcome.RESUMED,
+                    Sentence(N_("the store answers again")),
                 )
             )
 
@@ -206,34 +217,36 @@ class DemoExecutor:
     def _script(self, run_id: str, resuming: bool) -> None:
         """Claim and play a run; a resumed one goes on from where the store says it is."""
         bench, actor = self.bench, "demo worker"
-        status = str(bench.store.get_run(run_id).status) if resuming else "pending"
-        if status == "pending":
+        status = str(bench.store.get_run(run_id).status) if resuming else RunStatus.PENDING
+        if status == RunStatus.PENDING:
             # Claiming is a compare-and-set: if another worker (or a button) moved it, skip it.
-            if bench.move(run_id, "pending", "running", actor).outcome == "refused":
+            claimed = bench.move(run_id, RunStatus.PENDING, RunStatus.RUNNING, actor)
+            if claimed.outcome == AttemptOutcome.REFUSED:
                 return
-            status = "running"
+            status = RunStatus.RUNNING
         run = bench.store.get_run(run_id)
         written = {m.seq for m in bench.store.messages_for_run(run_id)}
-        if status == "running":
+        if status == RunStatus.RUNNING:
             if 0 not in written and not self._step(
                 bench.append(run_id, 0, "user", run.input, actor).outcome
             ):
                 return
-            if not self._step(bench.move(run_id, "running", "streaming", actor).outcome):
+            streaming = bench.move(run_id, RunStatus.RUNNING, RunStatus.STREAMING, actor)
+            if not self._step(streaming.outcome):
                 return
-        elif status != "streaming":
+        elif status != RunStatus.STREAMING:
             return  # done, failed or cancelled meanwhile: nothing left to play
         fail = run_id in bench.will_fail
         for seq, chunk in enumerate(self.reply[: self.chunks], start=1):
             if fail and seq > self.chunks // 2 + 1:
-                bench.move(run_id, "streaming", "failed", actor)
+                bench.move(run_id, RunStatus.STREAMING, RunStatus.FAILED, actor)
                 return
             if seq in written:  # written before the store went away
                 continue
             if not self._step(bench.append(run_id, seq, "assistant", chunk, actor).outcome):
                 return
-        bench.move(run_id, "streaming", "done", actor)
+        bench.move(run_id, RunStatus.STREAMING, RunStatus.DONE, actor)
 
-    def _step(self, outcome: str) -> bool:
+    def _step(self, outcome: AttemptOutcome) -> bool:
         """Wait one beat; False when the script must stop (refused, or switched off)."""
-        return outcome != "refused" and not self._stop.wait(self.pace)
+        return outcome != AttemptOutcome.REFUSED and not self._stop.wait(self.pace)

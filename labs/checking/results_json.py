@@ -13,6 +13,7 @@ import os
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from labs.term.i18n import _
@@ -29,12 +30,20 @@ def capped_output(text: str, limit: int = OUTPUT_LIMIT) -> str:
     return text[: max(limit - len(notice) - 1, 0)] + "\n" + notice
 
 
+class TestStatus(StrEnum):
+    """v3's status of a test, and of a whole run."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"  # the test could not run (the tree did not import); a run: no test ran
+
+
 @dataclass(frozen=True)
 class TestEntry:
     """One entry of results.json's tests: a check's or a criterion's verdict."""
 
     name: str
-    status: str  # "pass", "fail" or "error" (the test could not run: the tree did not import)
+    status: TestStatus
     message: str = ""  # why it failed or could not run: expected, got and hint, a line each
     output: str = ""  # what the learner's code printed during the test, never the kit's words
     test_code: str = ""  # what the test does, in a sentence
@@ -76,18 +85,20 @@ def results_document(
     """
     status = overall_status(tests)
     document: dict[str, object] = {"version": 3, "status": status}
-    if status == "error":
+    if status == TestStatus.ERROR:
         document["message"] = message or _("no test could run")
     document |= dict(extra or {})
     document["tests"] = [test.as_json() for test in tests]
     return document
 
 
-def overall_status(tests: Sequence[TestEntry]) -> str:
+def overall_status(tests: Sequence[TestEntry]) -> TestStatus:
     """v3's status of a run: error when no test ran, pass when all passed, else fail."""
-    if all(test.status == "error" for test in tests):
-        return "error"
-    return "pass" if all(test.status == "pass" for test in tests) else "fail"
+    if all(test.status == TestStatus.ERROR for test in tests):
+        return TestStatus.ERROR
+    if all(test.status == TestStatus.PASS for test in tests):
+        return TestStatus.PASS
+    return TestStatus.FAIL
 
 
 def write_results(document: Mapping[str, object], path: Path) -> None:

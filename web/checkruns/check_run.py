@@ -1,6 +1,6 @@
 """Running the checks in a child process, so a learner's bug cannot hang or kill the dashboard.
 
-The child is `python -m web.check_child ... --report FILE` (the checks of
+The child is `python -m web.checkruns.check_process ... --report FILE` (the checks of
 `python -m labs check --extra`); it appends one JSON line per finished check
 (flushed at once, its texts in every language), then a summary line. A thread
 per run reads the file while the child runs, so each row shows up as its
@@ -22,14 +22,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from labs.checking.driver import CHECK_TIMEOUT
+from labs.checking.api import CHECK_TIMEOUT
 from labs.term.i18n import N_
 from labs.trees.finding import REPO_ROOT
 from labs.untrusted import clean_text
 
-from .check_rows import FINISHED, CheckRow, ReportTail, build_rows, final_rows
+from ..i18n import Localized, Sentence, Verbatim
 from .child import Child
-from .i18n import Localized, Sentence, Verbatim
+from .rows import FINISHED, CheckRow, ReportTail, RowStatus, build_rows, final_rows
 
 # Seconds between two looks at the report file while the child runs.
 POLL = 0.1
@@ -38,12 +38,12 @@ POLL = 0.1
 KEPT_OUTPUT = 4096
 # A row's status in CheckRun.seen.
 STATUS_LETTERS = {
-    "pass": "p",
-    "fail": "f",
-    "not run": "n",
-    "running": "r",
-    "waiting": "w",
-    "starting": "s",
+    RowStatus.PASS: "p",
+    RowStatus.FAIL: "f",
+    RowStatus.NOT_RUN: "n",
+    RowStatus.RUNNING: "r",
+    RowStatus.WAITING: "w",
+    RowStatus.STARTING: "s",
 }
 
 
@@ -81,7 +81,7 @@ class CheckRun:
     @property
     def passed(self) -> int:
         """How many of the six passed."""
-        return sum(r.status == "pass" for r in self.six)
+        return sum(r.status == RowStatus.PASS for r in self.six)
 
     @property
     def seen(self) -> str:
@@ -115,7 +115,7 @@ def check_command(
     return [
         sys.executable,
         "-m",
-        "web.check_child",
+        "web.checkruns.check_process",
         "--tree",
         spec,
         "--store",

@@ -10,36 +10,56 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from labs.checking.checks import CHECKS
-from labs.checking.extra import EXTRA_CHECKS
-from labs.checking.hints import Hint
-from labs.checking.report import result_from_json
-from labs.checking.result import CheckResult
-from labs.checking.trace import Event
+from labs.checking.api import (
+    CHECKS,
+    EXTRA_CHECKS,
+    CheckResult,
+    Event,
+    Hint,
+    LineType,
+    result_from_json,
+)
 from labs.term.i18n import N_
 from labs.term.layout import VERDICTS
 
-from .i18n import Localized, Sentence, Verbatim, _, localized
-from .sequence import Diagram, draw_sequence
+from ..i18n import Localized, Sentence, Verbatim, _, localized
+from ..rendering.sequence import Diagram, draw_sequence
+from .check_process import STARTED
 
 # Every check the child will run, in its order: the six, then the extras. Their titles are
 # the English msgids (the page translates them); a finished check's title is the child's.
 PLANNED: list[tuple[str, int | None, str]] = [(c.key, c.number, c.title) for c in CHECKS] + [
     (c.key, c.number, c.title) for c in EXTRA_CHECKS
 ]
-# A row with one of these statuses has its verdict; starting, running and waiting ones do not
-# yet. The first row is "starting" until the child says its check began (the child's
-# interpreter, and the tree's host, take about a second to start).
-FINISHED = ("pass", "fail", "not run")
+
+
+class RowStatus(StrEnum):
+    """A row's verdict, or while the run goes on, how far it has got to the row's check.
+
+    The first row is STARTING until the child says its check began (the child's
+    interpreter, and the tree's host, take about a second to start).
+    """
+
+    PASS = "pass"
+    FAIL = "fail"
+    NOT_RUN = "not run"
+    STARTING = "starting"
+    RUNNING = "running"
+    WAITING = "waiting"
+
+
+# A row with one of these statuses has its verdict; starting, running and waiting ones do not.
+FINISHED = (RowStatus.PASS, RowStatus.FAIL, RowStatus.NOT_RUN)
 # What a row without a verdict says in its mark's place: how far the run has got to it.
 PROGRESS = {
-    "running": N_("… RUNNING"),
-    "starting": N_("… STARTING"),
-    "waiting": N_("· WAITING"),
-    "not run": N_("– NOT RUN"),
+    RowStatus.RUNNING: N_("… RUNNING"),
+    RowStatus.STARTING: N_("… STARTING"),
+    RowStatus.WAITING: N_("· WAITING"),
+    RowStatus.NOT_RUN: N_("– NOT RUN"),
 }
 
 
@@ -51,8 +71,8 @@ class CheckRow:
     """
 
     result: CheckResult
-    status: str  # pass, fail, not run; while the run goes on: starting, running, waiting
-    # The child's words (in every language: web/check_child.py), or why there is no verdict.
+    status: RowStatus
+    # The child's words (in every language: check_process.py), or why there is no verdict.
     message: str | Sentence | Localized = ""
     hint: str | Localized = ""
     reported: bool = False  # whether the result is the one the check's report line gave
@@ -90,10 +110,10 @@ class CheckRow:
     @property
     def mark(self) -> str:
         """The row's verdict with its mark, or how far the run has got, in the page's language."""
-        if self.status in ("pass", "fail"):
-            mark, word = VERDICTS[self.status == "pass"]
+        if self.status in (RowStatus.PASS, RowStatus.FAIL):
+            mark, word = VERDICTS[self.status == RowStatus.PASS]
             return f"{mark} {_(word)}"
-        return _(PROGRESS.get(self.status, PROGRESS["not run"]))
+        return _(PROGRESS.get(self.status, PROGRESS[RowStatus.NOT_RUN]))
 
     @property
     def diagram(self) -> Diagram | None:
@@ -131,8 +151,8 @@ class ReportTail:
 def build_rows(lines: list[dict[str, Any]], *, running: bool) -> list[CheckRow]:
     """The rows of a run still going: finished checks, the one running (or, before the child
     has begun its first check, starting), the ones waiting."""
-    results = {e["key"]: e for e in lines if e.get("type") == "result"}
-    started = {e.get("key") for e in lines if e.get("type") == "start"}
+    results = {e["key"]: e for e in lines if e.get("type") == LineType.RESULT}
+    started = {e.get("key") for e in lines if e.get("type") == STARTED}
     rows: list[CheckRow] = []
     for planned in PLANNED:
         check = CheckResult(*planned)
@@ -141,9 +161,9 @@ def build_rows(lines: list[dict[str, Any]], *, running: bool) -> list[CheckRow]:
             rows.append(_row_from(entry))
         elif running and all(r.status in FINISHED for r in rows):
             # Between two checks the next one counts as running: only the first one starts.
-            rows.append(CheckRow(check, "running" if started else "starting"))
+            rows.append(CheckRow(check, RowStatus.RUNNING if started else RowStatus.STARTING))
         else:
-            rows.append(CheckRow(check, "waiting"))
+            rows.append(CheckRow(check, RowStatus.WAITING))
     return rows
 
 
@@ -156,8 +176,8 @@ def final_rows(
     The reason is shown once, above the rows: only a check stopped while it ran (its
     time ran out, its process died) says it in its own row too.
     """
-    results = {e["key"]: e for e in lines if e.get("type") == "result"}
-    summary = next((e for e in lines if e.get("type") == "report"), None)
+    results = {e["key"]: e for e in lines if e.get("type") == LineType.RESULT}
+    summary = next((e for e in lines if e.get("type") == LineType.REPORT), None)
     error: str | Sentence | Localized = (
         stopped
         or reported_error(summary or {})
@@ -173,10 +193,11 @@ def final_rows(
             rows.append(_row_from(entry))
         elif not blamed and error:
             # The first check without a result is the one that hung, crashed or never began.
-            rows.append(CheckRow(check, "fail", stopped or above))
+            rows.append(CheckRow(check, RowStatus.FAIL, stopped or above))
             blamed = True
         else:
-            rows.append(CheckRow(check, "fail" if error and not check.extra else "not run", above))
+            failed = error and not check.extra
+            rows.append(CheckRow(check, RowStatus.FAIL if failed else RowStatus.NOT_RUN, above))
     return rows, error
 
 
@@ -222,7 +243,7 @@ def _row_from(entry: dict[str, Any]) -> CheckRow:
     result = result_from_json(entry)
     return CheckRow(
         result,
-        "pass" if result.passed else "fail",
+        RowStatus.PASS if result.passed else RowStatus.FAIL,
         message="" if result.passed else expected_and_got(entry),
         hint=hint_of(entry, result.hint),
         reported=True,

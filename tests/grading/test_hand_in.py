@@ -1,4 +1,4 @@
-"""Intake grades what the learner handed in: the tree by its name, junk left out and named.
+"""Taking a hand-in in: the tree graded by its name, junk left out and named.
 
 Fast: hand-ins here are skeleton trees (a folder with `__init__.py` and the
 subpackages' folders), sparse files and small zips, taken in and chosen from
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from labs.commands.cli import build_parser
-from labs.grading import intake
+from labs.grading import hand_in
 from labs.grading.errors import BrokenSubmissionError, GradingRefusedError
-from labs.grading.intake import MAX_BYTES, take_in
+from labs.grading.hand_in import MAX_BYTES, take_in
 from labs.grading.left_out import LARGE_FILE
 from labs.grading.on_postgres_roles import SAFE_CREATEROLE, refuse_without_privileges
 from labs.grading.tree_choice import Chosen, choose_tree
@@ -28,7 +28,7 @@ PACKINGS = ["folder", "zip"]
 
 
 def lab_tree(folder: Path) -> Path:
-    """A skeleton lab tree: what intake and the choice of tree look for."""
+    """A skeleton lab tree: what taking in and the choice of tree look for."""
     for sub in SUBPACKAGES:
         (folder / sub).mkdir(parents=True)
         (folder / sub / "__init__.py").write_text("", encoding="utf-8")
@@ -103,10 +103,10 @@ def test_a_folder_that_is_not_the_lessons_is_left_out_and_named(
 
 @pytest.fixture
 def small_caps(monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
-    """Intake's caps on files and folders, made small: hand-ins past them are quick to make."""
-    monkeypatch.setattr(intake, "MAX_FILES", 40)
-    monkeypatch.setattr(intake, "MAX_DIRS", 20)
-    return intake.MAX_FILES, intake.MAX_DIRS
+    """The caps on files and folders, made small: hand-ins past them are quick to make."""
+    monkeypatch.setattr(hand_in, "MAX_FILES", 40)
+    monkeypatch.setattr(hand_in, "MAX_DIRS", 20)
+    return hand_in.MAX_FILES, hand_in.MAX_DIRS
 
 
 @pytest.mark.parametrize("packing", PACKINGS)

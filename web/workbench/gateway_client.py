@@ -5,14 +5,15 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from labs.checking.errors import RefusedError
+from labs.checking.api import RefusedError
+from labs.lesson import RunStatus
 from labs.term.i18n import N_
 
-from .i18n import Sentence, Verbatim
-from .journal import Entry, Journal
-from .outcome import Outcome
-from .remote import mirrored
-from .sent import SentRuns
+from ..i18n import Sentence, Verbatim
+from .journal import Action, AttemptOutcome, Entry, Journal
+from .outcome import Outcome, Tone
+from .remote_store import mirrored
+from .sent_runs import SentRuns
 from .tree_link import TreeLink
 
 
@@ -38,7 +39,7 @@ class SessionRefusedError(Exception):
         )
 
 
-class Intake(SentRuns):
+class GatewayClient(SentRuns):
     """The gateway side of a bench: POST /sessions and POST /chat through the tree's app.
 
     The app runs in the tree's host (link): each request is one `http` request
@@ -116,19 +117,22 @@ class Intake(SentRuns):
                 if first:
                     self.duplicate_of[run_id] = first
         if replayed:
-            outcome, detail = "replayed", N_("same request again: the existing run came back")
+            outcome, detail = (
+                AttemptOutcome.REPLAYED,
+                N_("same request again: the existing run came back"),
+            )
         elif first:
-            outcome, detail = "duplicate", N_("same request again: a second run")
+            outcome, detail = AttemptOutcome.DUPLICATE, N_("same request again: a second run")
         else:
-            outcome, detail = "accepted", N_("new run")
+            outcome, detail = AttemptOutcome.ACCEPTED, N_("new run")
         self.journal.add(
             Entry(
                 run_id,
                 "gateway",
-                "create",
+                Action.CREATE,
                 outcome,
                 Sentence(detail),
-                target="pending",
+                target=RunStatus.PENDING,
                 duplicates=first,
             )
         )
@@ -162,13 +166,13 @@ class Intake(SentRuns):
         status, answer, replayed = self._post_chat(body)
         run_id = self._record_answer(body, status, answer, replayed)
         if run_id is None:
-            return self._remember(Outcome("refused", self._refusal(status, answer)))
+            return self._remember(Outcome(Tone.REFUSED, self._refusal(status, answer)))
         if fail:
             self.will_fail.add(run_id)
         if replayed:
             return self._remember(
                 Outcome(
-                    "replay",
+                    Tone.REPLAY,
                     Sentence(
                         N_("202: the existing run %(run_id)s came back (nothing inserted)"),
                         run_id=run_id,
@@ -179,7 +183,7 @@ class Intake(SentRuns):
         if first:
             return self._remember(
                 Outcome(
-                    "warn",
+                    Tone.WARN,
                     Sentence(
                         N_(
                             "202: a NEW run %(run_id)s, though clientMessageId %(client_id)s "
@@ -192,7 +196,7 @@ class Intake(SentRuns):
                 )
             )
         return self._remember(
-            Outcome("ok", Sentence(N_("202: created run %(run_id)s"), run_id=run_id))
+            Outcome(Tone.OK, Sentence(N_("202: created run %(run_id)s"), run_id=run_id))
         )
 
     def send_again(self, run_id: str) -> Outcome:
@@ -204,7 +208,7 @@ class Intake(SentRuns):
         if again == run_id:
             return self._remember(
                 Outcome(
-                    "replay",
+                    Tone.REPLAY,
                     Sentence(
                         N_(
                             "same request again → same run id %(run_id)s "
@@ -215,10 +219,10 @@ class Intake(SentRuns):
                 )
             )
         if again is None:
-            return self._remember(Outcome("refused", self._refusal(status, answer)))
+            return self._remember(Outcome(Tone.REFUSED, self._refusal(status, answer)))
         return self._remember(
             Outcome(
-                "warn",
+                Tone.WARN,
                 Sentence(
                     N_(
                         "same request again → a NEW run %(again)s: "
@@ -255,7 +259,7 @@ class Intake(SentRuns):
                 runs=len(distinct),
                 run_id=run_id,
             )
-            return self._remember(Outcome("ok", text))
+            return self._remember(Outcome(Tone.OK, text))
         text = Sentence(
             N_(
                 "%(copies)s concurrent duplicates → %(runs)s run(s): "
@@ -264,7 +268,7 @@ class Intake(SentRuns):
             copies=copies,
             runs=len(distinct),
         )
-        return self._remember(Outcome("warn", text))
+        return self._remember(Outcome(Tone.WARN, text))
 
     @staticmethod
     def _refusal(status: int, answer: dict[str, Any]) -> Sentence:

@@ -11,13 +11,38 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 
 from labs.term.i18n import N_
 
-from .i18n import Sentence, Verbatim
+from ..i18n import Sentence, Verbatim
 
 # Who made an attempt, as the timeline names them (translated where it is shown).
 ACTORS = (N_("gateway"), N_("demo worker"), N_("dashboard"))
+
+
+class Action(StrEnum):
+    """What an attempt tried: create a run, move it, write a message; or, for STORE, what
+    happened to the store itself (it went away, or came back)."""
+
+    CREATE = "create"
+    TRANSITION = "transition"
+    MESSAGE = "message"
+    STORE = "store"
+
+
+class AttemptOutcome(StrEnum):
+    """What came of an attempt, as the store answered it."""
+
+    ACCEPTED = "accepted"  # the store took it
+    REFUSED = "refused"  # the store raised
+    REPLAYED = "replayed"  # the same run came back
+    # The store took a move the lesson's allowlist forbids (the starter's bug, shown).
+    ILLEGAL = "illegal"
+    DUPLICATE = "duplicate"  # the store took a second message at a seq it already had
+    # The store stopped answering the demo executor, and answered again.
+    UNAVAILABLE = "unavailable"
+    RESUMED = "resumed"
 
 
 @dataclass(frozen=True)
@@ -26,12 +51,8 @@ class Entry:
 
     run_id: str
     actor: str  # gateway, demo worker, dashboard
-    action: str  # create, transition, message, store (the store itself went away or came back)
-    # accepted: the store took it. refused: the store raised. replayed: the same run came back.
-    # illegal: the store took a move the lesson's allowlist forbids (the starter's bug, shown).
-    # duplicate: the store took a second message at a seq it already had.
-    # unavailable / resumed: the store stopped answering the demo executor, and answered again.
-    outcome: str
+    action: Action
+    outcome: AttemptOutcome
     # The dashboard's words, worded by the page that shows them; or the tree's own words
     # (an exception's message, a message's content), shown as they are.
     detail: Sentence | Verbatim
@@ -76,10 +97,10 @@ class Journal:
         """The newest entries, newest first."""
         return list(reversed(self.entries()[-limit:]))
 
-    def edge_counts(self) -> dict[tuple[str, str], Counter[str]]:
+    def edge_counts(self) -> dict[tuple[str, str], Counter[AttemptOutcome]]:
         """For each (from, to) transition attempted, how many ended in each outcome."""
-        counts: dict[tuple[str, str], Counter[str]] = {}
+        counts: dict[tuple[str, str], Counter[AttemptOutcome]] = {}
         for entry in self.entries():
-            if entry.action == "transition" and entry.source and entry.target:
+            if entry.action == Action.TRANSITION and entry.source and entry.target:
                 counts.setdefault((entry.source, entry.target), Counter())[entry.outcome] += 1
         return counts

@@ -6,8 +6,21 @@ from collections.abc import Sequence
 
 from flask import request
 
-from .i18n import _
-from .safety import FormError
+from ..i18n import _
+
+
+class FormError(Exception):
+    """A form field is missing or wrong; the message names the field.
+
+    status is the HTTP status of the answer: 400, or 404 when the field names
+    something (a run) that no longer exists.
+    """
+
+    def __init__(self, field: str, message: str, *, status: int = 400) -> None:
+        self.field = field
+        self.message = message
+        self.status = status
+        super().__init__(f"{field}: {message}")
 
 
 def text(name: str, *, required: bool = True, limit: int = 500) -> str:

@@ -1,4 +1,4 @@
-"""Taking a submission in: a folder or a zip copied to scratch space, never trusted on the way.
+"""A hand-in taken in: a folder or a zip copied once to scratch space, never trusted on the way.
 
 A hand-in is the learner's: a folder may hold symbolic links (to /dev/zero,
 to another learner's folder, to the instructor's key) and a zip may be a bomb
@@ -15,6 +15,12 @@ large files that are not Python: left_out.py) is left out first, in folders
 and zips alike, and named in a note; the caps count only what remains. Past
 any cap the hand-in is refused with a note saying which, naming the largest
 paths that remain.
+
+This is the grader's one copy of the learner's files. It lies in the
+grader's own scratch space (a folder only the grader may enter) and is only
+read from then on, never run: the learner's code runs in a sandbox that is
+given a copy of what it needs (labs/sandbox/box.py), so nothing a submission
+does there reaches what the grader reads.
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ LARGEST = 3  # paths named when a hand-in is refused for its size
 
 
 @dataclass
-class Intake:
+class HandIn:
     """Where a submission was copied, and what was left out on the way."""
 
     root: Path
@@ -85,7 +91,7 @@ class Kept:
         return LeftOut(self.relative, Kind.LARGE, self.size)
 
 
-def take_in(source: Path, into: Path) -> Intake:
+def take_in(source: Path, into: Path) -> HandIn:
     """Copy a submission folder, or unpack a zip, into into/submission."""
     destination = into / "submission"
     if source.is_symlink():
@@ -146,13 +152,13 @@ def is_regular(path: Path) -> bool:
         return False
 
 
-def copy_folder(source: Path, destination: Path) -> Intake:
+def copy_folder(source: Path, destination: Path) -> HandIn:
     """Copy regular files only, never following a link; name the links and special files.
 
     Everything is looked at before anything is copied, so the caps count only
     what is kept and a refusal can name the largest files.
     """
-    intake, folders, kept = Intake(destination), list[Path](), list[Kept]()
+    hand_in, folders, kept = HandIn(destination), list[Path](), list[Kept]()
     for here, dirs, files in walk(source):
         relative = here.relative_to(source)
         folders.append(relative)
@@ -160,17 +166,17 @@ def copy_folder(source: Path, destination: Path) -> Intake:
             kind = folder_kind(name, holds_venv_mark=is_regular(here / name / VENV_MARK))
             if kind is not None:
                 dirs.remove(name)
-                intake.left_out.append(LeftOut(f"{(relative / name).as_posix()}/", kind))
+                hand_in.left_out.append(LeftOut(f"{(relative / name).as_posix()}/", kind))
         for name in files:
             path = here / name
             info = os.lstat(path)
             shown = (relative / name).as_posix()
             if stat.S_ISLNK(info.st_mode):
-                intake.links.append(link_text(path, relative / name))
+                hand_in.links.append(link_text(path, relative / name))
             elif not stat.S_ISREG(info.st_mode):
-                intake.others.append(shown)
+                hand_in.others.append(shown)
             elif (kind := file_kind(name, info.st_size)) is not None:
-                intake.left_out.append(LeftOut(shown, kind, info.st_size))
+                hand_in.left_out.append(LeftOut(shown, kind, info.st_size))
             else:
                 kept.append(Kept(shown, info.st_size))
                 if len(kept) > MAX_FILES:
@@ -180,7 +186,7 @@ def copy_folder(source: Path, destination: Path) -> Intake:
         (destination / folder).mkdir(parents=True, exist_ok=True)
     for file in kept:
         copy_regular(source / file.relative, destination / file.relative, file.size)
-    return intake
+    return hand_in
 
 
 def link_text(path: Path, relative: Path) -> str:
@@ -233,9 +239,9 @@ def check_size(kept: list[Kept]) -> None:
         )
 
 
-def unpack_zip(source: Path, destination: Path) -> Intake:
+def unpack_zip(source: Path, destination: Path) -> HandIn:
     """Check a zip's directory, then extract its regular files with a running byte count."""
-    intake = Intake(destination)
+    hand_in = HandIn(destination)
     try:
         with zipfile.ZipFile(source) as archive:
             members = archive.infolist()
@@ -245,7 +251,7 @@ def unpack_zip(source: Path, destination: Path) -> Intake:
                         count=MAX_ENTRIES
                     )
                 )
-            kept, folders = sort_members(archive, members, intake)
+            kept, folders = sort_members(archive, members, hand_in)
             check_size([file for _, file in kept])
             check_folders(len(folders), max((len(f.parts) for f in folders), default=0))
             for folder in folders:
@@ -254,13 +260,13 @@ def unpack_zip(source: Path, destination: Path) -> Intake:
                 extract(archive, member, destination / file.relative)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as error:
         raise BrokenSubmissionError(f"the zip does not unpack: {clean_text(str(error))}") from None
-    return intake
+    return hand_in
 
 
 def sort_members(
-    archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], intake: Intake
+    archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], hand_in: HandIn
 ) -> tuple[list[tuple[zipfile.ZipInfo, Kept]], set[PurePosixPath]]:
-    """The zip's files to extract and the folders they need; the rest noted on intake.
+    """The zip's files to extract and the folders they need; the rest noted on hand_in.
 
     Every path is checked first, whether or not it is left out.
     """
@@ -278,18 +284,18 @@ def sort_members(
         if top is not None:
             skipped.setdefault(*top)
         elif kind == stat.S_IFLNK:
-            intake.links.append(f"{path} -> {link_target(archive, member)}")
+            hand_in.links.append(f"{path} -> {link_target(archive, member)}")
         elif member.is_dir():
             folders.add(path)
         elif kind not in (0, stat.S_IFREG):
-            intake.others.append(path.as_posix())
+            hand_in.others.append(path.as_posix())
         elif (left := file_kind(path.name, member.file_size)) is not None:
-            intake.left_out.append(LeftOut(path.as_posix(), left, member.file_size))
+            hand_in.left_out.append(LeftOut(path.as_posix(), left, member.file_size))
         else:
             kept.append((member, Kept(path.as_posix(), member.file_size)))
             folders.update(p for p in path.parents if p != PurePosixPath("."))
     folders.discard(PurePosixPath("."))
-    intake.left_out[:0] = [LeftOut(f"{path}/", kind) for path, kind in skipped.items()]
+    hand_in.left_out[:0] = [LeftOut(f"{path}/", kind) for path, kind in skipped.items()]
     return kept, folders
 
 

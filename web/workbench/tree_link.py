@@ -21,15 +21,17 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from labs.checking.errors import (
+from labs.checking.api import (
+    ExecLauncher,
     HostError,
+    HostProcess,
+    HostSession,
+    HostSpec,
     HostTimeoutError,
+    Launcher,
     RefusedError,
     TreeDoesNotImportError,
 )
-from labs.checking.launch import ExecLauncher
-from labs.checking.protocol import HostProcess, HostSpec, Launcher
-from labs.checking.session import HostSession
 from labs.untrusted import clean_text
 
 

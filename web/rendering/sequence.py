@@ -18,12 +18,11 @@ from dataclasses import dataclass
 
 import wcwidth
 
-from labs.checking.marks import NEW_KEY, NOTES, SECOND_ROW, SECOND_RUN
-from labs.checking.trace import LANES
+from labs.checking.api import LANES, NEW_KEY, NOTES, SECOND_ROW, SECOND_RUN, Arrow
 from labs.term.columns import wrap
 from labs.term.i18n import N_
 
-from .i18n import _
+from ..i18n import _
 
 LANE_GAP = 190
 LEFT = 110
@@ -40,21 +39,21 @@ MAX_ARROWS = 120
 
 # What each kind of arrow says in words, before its label (in the page's language when drawn).
 TAGS = {
-    "call": "",
-    "ok": "",
-    "replay": N_("↺ REPLAY"),
-    "refused": N_("✗ REFUSED"),
-    "error": N_("‼ ERROR"),
-    "through": N_("⚠ WENT THROUGH"),
+    Arrow.CALL: "",
+    Arrow.OK: "",
+    Arrow.REPLAY: N_("↺ REPLAY"),
+    Arrow.REFUSED: N_("✗ REFUSED"),
+    Arrow.ERROR: N_("‼ ERROR"),
+    Arrow.THROUGH: N_("⚠ WENT THROUGH"),
 }
 # An answer that let the lesson's rule be broken says how, by its note (labs/checking/marks.py).
 NOTE_TAGS = {SECOND_RUN: N_("⚠ NEW RUN"), SECOND_ROW: N_("⚠ NEW RUN"), NEW_KEY: N_("⚠ NEW KEY")}
 LEGEND_WORDS = [
-    ("call", N_("call")),
-    ("ok", N_("answer")),
-    ("replay", N_("↺ replayed answer (same run, nothing inserted)")),
-    ("refused", N_("✗ refused (error raised, or 4xx)")),
-    ("through", N_("⚠ went through, though the lesson forbids it")),
+    (Arrow.CALL, N_("call")),
+    (Arrow.OK, N_("answer")),
+    (Arrow.REPLAY, N_("↺ replayed answer (same run, nothing inserted)")),
+    (Arrow.REFUSED, N_("✗ refused (error raised, or 4xx)")),
+    (Arrow.THROUGH, N_("⚠ went through, though the lesson forbids it")),
 ]
 
 
@@ -63,14 +62,14 @@ def text_width(text: str) -> float:
     return wcwidth.width(text) * CHAR_WIDTH
 
 
-def tag_of(kind: str, note: str = "") -> str:
+def tag_of(kind: Arrow, note: str = "") -> str:
     """The words that mark an arrow of this kind, in the page's language ('' for a plain one)."""
-    if kind == "through" and note in NOTE_TAGS:
+    if kind == Arrow.THROUGH and note in NOTE_TAGS:
         return _(NOTE_TAGS[note])
     return _(TAGS[kind]) if TAGS.get(kind) else ""
 
 
-def draw_legend() -> list[tuple[str, str, int, int]]:
+def draw_legend() -> list[tuple[Arrow, str, int, int]]:
     """Each legend entry with its x and y: a sample arrow, its words, a gap; wraps once full."""
     placed, x, y = [], 10, 14
     for kind, words in LEGEND_WORDS:
@@ -84,14 +83,14 @@ def draw_legend() -> list[tuple[str, str, int, int]]:
 
 
 @dataclass(frozen=True)
-class Arrow:
+class PlacedArrow:
     """One event: a horizontal arrow from one lane to another at height y."""
 
     step: int
     y: int
     x1: int
     x2: int
-    kind: str
+    kind: Arrow
     tag: str  # the words that mark a replay, a refusal or an error ('' for the others)
     lines: tuple[str, ...]  # tag and label, wrapped to fit; the last line sits on the arrow
     title: str  # tag and label on one line, for the tooltip
@@ -135,9 +134,9 @@ class Diagram:
     width: int
     height: int
     lanes: list[tuple[str, int]]
-    arrows: list[Arrow]
+    arrows: list[PlacedArrow]
     omitted: int
-    legend: list[tuple[str, str, int, int]]
+    legend: list[tuple[Arrow, str, int, int]]
 
     @property
     def lane_bottom(self) -> int:
@@ -171,7 +170,7 @@ def draw_sequence(events: list[dict[str, str]]) -> Diagram:
         x1, x2 = lane_x(event["source"]), lane_x(event["target"])
         if x1 == x2:  # a lane talking to itself: a short arrow to the right
             x2 = x1 + 40
-        kind = event["kind"] if event["kind"] in TAGS else "call"
+        kind = Arrow(event["kind"]) if event["kind"] in TAGS else Arrow.CALL
         note = event.get("note", "")
         note = _(note) if note in NOTES else ""
         tag = tag_of(kind, event.get("note", ""))
@@ -181,7 +180,7 @@ def draw_sequence(events: list[dict[str, str]]) -> Diagram:
         y += ROW + (len(lines) - 1) * LINE
         title = f"{tag} {label}" if tag else label
         arrows.append(
-            Arrow(
+            PlacedArrow(
                 step,
                 y,
                 x1,

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 
 from flask import abort, current_app, request
 
-from .i18n import _
+from ..i18n import _
 
 # Any port: the dashboard does not know which one a proxy or a compose file maps it to.
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")

@@ -1,11 +1,12 @@
-"""python -m web.check_child: the dashboard's check process, its report in every language.
+"""python -m web.checkruns.check_process: the dashboard's check process, its report in every
+language.
 
 It runs what `python -m labs check --extra --report FILE` runs (labs.checking's
 run_checks: a driver that never imports the tree, a host that does), and
 appends one JSON line per finished check, flushed at once, then a summary
 line, as that report does; before each check, a line saying it started.
 Each line also carries its texts in every language of the lab ("texts":
-{language: {field: text}}), worded as they were written (web/phrases.py), so
+{language: {field: text}}), worded as they were written (phrases.py), so
 a page shows a run in its own language whichever page pressed Run. It is the
 dashboard's own, not a command for people.
 """
@@ -18,14 +19,21 @@ import os
 from pathlib import Path
 from typing import TextIO
 
-from labs.checking.driver import CHECK_TIMEOUT
-from labs.checking.report import result_json, summary_json
-from labs.checking.result import CheckResult
-from labs.checking.runner import Report, run_checks
+from labs.checking.api import (
+    CHECK_TIMEOUT,
+    CheckResult,
+    Report,
+    StoreKind,
+    result_json,
+    run_checks,
+    summary_json,
+)
 from labs.term.i18n import use_translations
 
 from .phrases import EveryLanguage, in_every_language
 
+# The "type" of the line written as each check begins (the report's own lines are LineType's).
+STARTED = "start"
 # The texts of a result that are worded for people, and so are kept in every language. (Its
 # message is not: str.join makes plain text of Phrases; the page lays expected and got out.)
 WORDED = ("expected", "got")
@@ -58,9 +66,9 @@ def write(stream: TextIO, line: dict[str, object]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run every check on the tree, writing the report; 0 when the six pass, else 1."""
-    parser = argparse.ArgumentParser(prog="python -m web.check_child")
+    parser = argparse.ArgumentParser(prog="python -m web.checkruns.check_process")
     parser.add_argument("--tree", required=True)
-    parser.add_argument("--store", choices=["memory", "postgres"], default="memory")
+    parser.add_argument("--store", choices=list(StoreKind), default=StoreKind.MEMORY)
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"))
     parser.add_argument("--report", type=Path, required=True)
     parser.add_argument("--check-timeout", type=float, default=CHECK_TIMEOUT)
@@ -73,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             extra=True,
             database_url=args.database_url,
             on_result=lambda result: write(stream, result_line(result)),
-            on_start=lambda key: write(stream, {"type": "start", "key": key}),
+            on_start=lambda key: write(stream, {"type": STARTED, "key": key}),
             check_timeout=args.check_timeout,
         )
         write(stream, summary_line(report))

@@ -11,13 +11,17 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from typing import Literal
 
 from labs.term.i18n import N_
 
-from .i18n import Sentence, _
+from ..i18n import Sentence, _
 
+# The kinds of heavy job: a check run (or the review checklist's, which runs the checks too),
+# and a race.
+JobKind = Literal["checks", "race"]
 # How each kind of job is named in the busy answer.
-KINDS = {"checks": N_("a check run"), "race": N_("a race")}
+KINDS: dict[JobKind, str] = {"checks": N_("a check run"), "race": N_("a race")}
 
 
 class BusyError(Exception):
@@ -29,10 +33,10 @@ class HeavyJobs:
 
     def __init__(self) -> None:
         # kind -> (what, started at); what is worded by the page that is told it is busy
-        self._going: dict[str, tuple[str | Sentence, str]] = {}
+        self._going: dict[JobKind, tuple[str | Sentence, str]] = {}
         self._lock = threading.Lock()
 
-    def claim(self, kind: str, what: str | Sentence) -> None:
+    def claim(self, kind: JobKind, what: str | Sentence) -> None:
         """Take the kind's one slot for what, or raise BusyError naming the job holding it."""
         with self._lock:
             if kind in self._going:
@@ -48,18 +52,18 @@ class HeavyJobs:
                 )
             self._going[kind] = (what, datetime.now().strftime("%H:%M:%S"))
 
-    def release(self, kind: str) -> None:
+    def release(self, kind: JobKind) -> None:
         """Free the kind's slot (harmless if it was free)."""
         with self._lock:
             self._going.pop(kind, None)
 
-    def going(self, kind: str) -> str | Sentence:
+    def going(self, kind: JobKind) -> str | Sentence:
         """What holds the kind's slot now, or an empty string."""
         with self._lock:
             return self._going.get(kind, ("", ""))[0]
 
     @contextmanager
-    def hold(self, kind: str, what: str | Sentence) -> Iterator[None]:
+    def hold(self, kind: JobKind, what: str | Sentence) -> Iterator[None]:
         """Claim the slot for the duration of a with block."""
         self.claim(kind, what)
         try:
