@@ -1,13 +1,17 @@
-"""Fixtures for the core tests: a gateway over a fresh in-memory store, per tree."""
+"""Fixtures for the core tests: a gateway over a fresh in-memory store, per tree, and the
+lab's language put back after a test chose one."""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+
+from labs.term import i18n
 
 
 @dataclass
@@ -40,3 +44,12 @@ def solution_gateway() -> Gateway:
     store = importlib.import_module("solution.infra").MemoryStore()
     app = importlib.import_module("solution.gateway").create_app(store)
     return Gateway("solution", store, app.test_client())
+
+
+@pytest.fixture
+def speak(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Let a test choose the lab's language (i18n.use, --lang); English again afterwards,
+    LAB_LANG restored."""
+    monkeypatch.setenv("LAB_LANG", i18n.ENGLISH)
+    yield
+    i18n.use(i18n.ENGLISH)

@@ -11,6 +11,7 @@ import pytest
 from labs.checking.extra import EXTRA_CHECKS
 from labs.commands.cli import main
 from labs.trees.finding import REPO_ROOT, TreeLoadError, load_tree
+from tests.support.languages import LANGUAGES, english_left, worded
 
 EXTRA_KEYS = [check.key for check in EXTRA_CHECKS]
 
@@ -77,10 +78,15 @@ def test_the_check_command_reports_a_missing_tree(tmp_path: Path) -> None:
     assert done.returncode == 1 and "does not exist" in done.stdout
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("limit", ["0", "-3"])
 def test_a_check_timeout_that_is_not_positive_is_refused(
-    limit: str, capsys: pytest.CaptureFixture[str]
+    limit: str, language: str, speak: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """--check-timeout 0 exits 2 saying it must be above 0, before running anything."""
-    assert main(["check", "--tree", "solution", "--check-timeout", limit]) == 2
-    assert "--check-timeout must be a number of seconds above 0" in capsys.readouterr().err
+    """--check-timeout 0 exits 2 saying, in the language asked for, that it must be above 0,
+    before running anything."""
+    argv = ["--lang", language, "check", "--tree", "solution", "--check-timeout", limit]
+    assert main(argv) == 2
+    said = capsys.readouterr().err
+    refusal = worded(language, "error: --check-timeout must be a number of seconds above 0")
+    assert said.startswith(refusal) and not english_left(language, said)

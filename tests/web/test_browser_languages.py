@@ -1,4 +1,8 @@
-"""The dashboard in Simplified Chinese, in headless Chromium: chosen by the browser or by a link."""
+"""The dashboard's language in headless Chromium: chosen by the browser or by a link, and
+Chinese drawn in a font that has it.
+
+What a page says in each language is tested with the page, in test_browser.py.
+"""
 
 from __future__ import annotations
 
@@ -56,32 +60,6 @@ def test_the_language_link_switches_and_is_remembered(page: Any, live_url: str) 
     assert question in page.inner_text("main")
     page.click("text=English")
     page.wait_for_selector("html[lang='en']")
-
-
-def test_the_runs_page_in_chinese_shows_a_refusal_and_its_tables(
-    browser: Any, live_url: str
-) -> None:
-    """On the solution's bench in Chinese a forced done → running is refused, and the graph's
-    table counts it."""
-    context = browser.new_context(viewport=dict(DOCS_CLIP), device_scale_factor=1)
-    tab = context.new_page()
-    try:
-        tab.goto(f"{live_url}/runs/solution?lang=zh_CN")
-        tab.fill("#send-client-id", "zh-refused")
-        tab.click("#send")
-        tab.wait_for_selector("tr[data-run]")
-        row = tab.locator("tr[data-run]").first
-        for target in ("running", "done"):
-            row.locator(f'button.move[data-target="{target}"]').click()
-            tab.wait_for_selector(f'tr[data-run][data-status="{target}"]')
-        tab.locator("tr[data-run] button.force").first.click()
-        tab.wait_for_selector("#last-outcome.refused")
-        tab.click("#graph-tables summary")
-        refused = tab.locator('#graph-tables tr[data-edge="done-running"] td').all_inner_texts()
-        assert refused[1:] == ["否", "0", "1", "0"], refused
-        screenshot(tab, "runs-zh", docs=True, docs_from="#last-outcome")
-    finally:
-        context.close()
 
 
 # Draws one character on a canvas in the page's own font and returns its pixels.

@@ -1,4 +1,5 @@
-"""Every dashboard page shown in Simplified Chinese leaves none of the catalog's English behind."""
+"""Every dashboard page shown in Simplified Chinese leaves none of the catalog's English behind,
+and an error page, in each language, names the error in it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from tests.core.test_translations import chinese_catalog
+from tests.support.languages import LANGUAGES, page_tag, worded
 
 from .pages import HTMX, send
 
@@ -162,18 +164,28 @@ def test_the_check_finds_a_message_left_in_english() -> None:
     assert english_left(page, page) == [msgid]
 
 
-def test_an_error_page_in_chinese_names_the_error_in_chinese(client: FlaskClient) -> None:
-    """A 404 for a tree that does not exist reads in Chinese, with the code and the names kept."""
-    answer = client.get("/runs/nosuch?lang=zh_CN")
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_an_error_page_names_the_error_in_its_language(client: FlaskClient, language: str) -> None:
+    """A 404 for a tree that does not exist reads in the page's language, with the code and the
+    names kept, and in no other."""
+    answer = client.get(f"/runs/nosuch?lang={language}")
     assert answer.status_code == 404
     page = visible(answer.text)
-    assert page.lang == "zh-CN"
+    assert page.lang == page_tag(language)
     text = " ".join(page.pieces)
-    assert "404 未找到" in text and "没有名为 'nosuch' 的代码树" in text
-    assert "Not Found" not in text and "no tree named" not in text
+    for other in LANGUAGES:
+        status = worded(other, "Not Found")
+        reason = worded(other, "no tree named %(name)s: choose one of %(choices)s") % {
+            "name": "'nosuch'",
+            "choices": "starter, solution",
+        }
+        if other == language:
+            assert f"404 {status}" in text and reason in text, text
+        else:
+            assert status not in text and reason not in text, text
 
 
-@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_an_error_page_names_its_status_once(client: FlaskClient, lang: str) -> None:
     """A full error page says its code and name in its heading, not again in the notice."""
     for path in ("/runs/nosuch", "/no/such/page"):

@@ -1,4 +1,5 @@
-"""`python -m labs race` and `python -m labs bench` in Chinese: no English left, tables lined up.
+"""`python -m labs race` and `python -m labs bench` in each language: tables lined up, and no
+English left in a translated one.
 
 Everything here formats made-up outcomes and reports, so no database is needed. The
 English renderings are pinned too: they are what the other tests and the handout quote.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -20,21 +21,14 @@ import wcwidth
 from labs.bench.memory import MemoryCost
 from labs.bench.model import BenchReport
 from labs.bench.report import format_report
-from labs.bench.stats import Measurement
+from labs.bench.stats import Measurement, Tool
 from labs.commands.cli import build_parser
 from labs.commands.race import database_problem, format_outcome, within, wrapped
 from labs.lesson.race import GUARDED, NAIVE, PathOutcome, RaceOutcome
 from labs.term import i18n
 from labs.term.i18n import _
 from tests.support.english import english_runs
-
-
-@pytest.fixture
-def speak(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Let a test switch the language with i18n.use; English again afterwards."""
-    monkeypatch.setenv("LAB_LANG", i18n.current())  # use() sets it; monkeypatch restores it
-    yield
-    i18n.use(i18n.ENGLISH)
+from tests.support.languages import LANGUAGES, TRANSLATED
 
 
 def outcomes() -> list[RaceOutcome]:
@@ -50,7 +44,7 @@ def outcomes() -> list[RaceOutcome]:
     return found
 
 
-def measurement(part: str, clients: int, throughput: float, tool: str, **more: Any) -> Measurement:
+def measurement(part: str, clients: int, throughput: float, tool: Tool, **more: Any) -> Measurement:
     """A made-up measurement: 1 s window, p50 1 ms, p99 2 ms, no errors."""
     return Measurement(part, clients, int(throughput), 1.0, throughput, 1.0, 2.0, 0, tool, **more)
 
@@ -121,27 +115,30 @@ def test_the_detector_finds_the_english_of_both_commands(speak: None) -> None:
     assert english_runs(in_language(i18n.ENGLISH, lambda: format_report(full_report())))
 
 
-# --- no English sentences in Chinese ------------------------------------------------------
+# --- no English sentences in a translated language ---------------------------------------
 
 
+@pytest.mark.parametrize("language", TRANSLATED)
 @pytest.mark.parametrize("outcome", outcomes())
-def test_the_race_speaks_chinese(speak: None, outcome: RaceOutcome) -> None:
+def test_the_race_speaks_the_language(speak: None, outcome: RaceOutcome, language: str) -> None:
     """Header, table and closing paragraphs: no run of 3+ English words."""
-    shown = in_language(i18n.CHINESE, lambda: format_outcome(outcome))
+    shown = in_language(language, lambda: format_outcome(outcome))
     assert english_runs(shown) == [], shown
 
 
-def test_the_bench_report_speaks_chinese(speak: None) -> None:
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_bench_report_speaks_the_language(speak: None, language: str) -> None:
     """Every section of the report: no run of 3+ English words."""
-    shown = in_language(i18n.CHINESE, lambda: format_report(full_report()))
+    shown = in_language(language, lambda: format_report(full_report()))
     assert english_runs(shown) == [], shown
 
 
-def test_the_race_errors_speak_chinese(speak: None) -> None:
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_race_errors_speak_the_language(speak: None, language: str) -> None:
     """Argument errors and the advice after libpq's own line."""
     import psycopg2
 
-    i18n.use(i18n.CHINESE)
+    i18n.use(language)
     with pytest.raises(argparse.ArgumentTypeError) as raised:
         within(2, 64, int)("200")
     assert english_runs(str(raised.value)) == [] and "2" in str(raised.value)
@@ -150,22 +147,25 @@ def test_the_race_errors_speak_chinese(speak: None) -> None:
     assert english_runs(str(raised.value)) == [] and "'soon'" in str(raised.value)
     full = database_problem(psycopg2.OperationalError("FATAL:  too many connections for role"))
     refused = database_problem(psycopg2.OperationalError("connection refused"))
-    # libpq's line stays as libpq wrote it; what to try is in Chinese.
+    # libpq's line stays as libpq wrote it; what to try is in the language.
     assert english_runs(full.removeprefix("FATAL:  too many connections for role")) == []
     assert "--requests" in full
     assert english_runs(refused.removeprefix("connection refused")) == []
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("command", ["race", "bench"])
-def test_the_help_of_race_and_bench_speaks_chinese(speak: None, command: str) -> None:
-    """The description and every option's help (argparse's own -h belongs to labs.commands.cli)."""
-    for language, english_left in ((i18n.CHINESE, False), (i18n.ENGLISH, True)):
-        i18n.use(language)
-        parser = subparser(build_parser(), command)
-        texts = [parser.description or ""] + [
-            action.help or "" for action in parser._actions if action.dest != "help"
-        ]
-        assert bool(english_runs("\n".join(texts))) is english_left, texts
+def test_the_help_of_race_and_bench_speaks_the_language(
+    speak: None, command: str, language: str
+) -> None:
+    """The description and every option's help (argparse's own -h belongs to labs.commands.cli):
+    English sentences in English (the detector finds them), none in a translated language."""
+    i18n.use(language)
+    parser = subparser(build_parser(), command)
+    texts = [parser.description or ""] + [
+        action.help or "" for action in parser._actions if action.dest != "help"
+    ]
+    assert bool(english_runs("\n".join(texts))) is (language == i18n.ENGLISH), texts
 
 
 def subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
@@ -194,7 +194,7 @@ def race_table(shown: str) -> list[str]:
     return shown.split("\n\n")[1].splitlines()
 
 
-@pytest.mark.parametrize("language", [i18n.ENGLISH, i18n.CHINESE])
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("outcome", outcomes())
 def test_the_race_columns_end_at_the_same_terminal_column(
     speak: None, language: str, outcome: RaceOutcome
@@ -217,7 +217,7 @@ def test_the_check_sees_a_column_padded_by_characters_not_columns() -> None:
     assert len({cell_ends(row)[-1] for row in fixed}) == 1
 
 
-@pytest.mark.parametrize("language", [i18n.ENGLISH, i18n.CHINESE])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_the_bench_tables_line_up(speak: None, language: str) -> None:
     """The measurement table's six figure columns, the CPU lines' client counts and the
     memory lines' per-call figures each end at one terminal column."""
@@ -353,9 +353,10 @@ def test_the_english_bench_report_is_unchanged(speak: None) -> None:
     assert in_language(i18n.ENGLISH, lambda: format_report(full_report())) == ENGLISH_REPORT
 
 
-def test_the_path_names_stay_english_as_data(speak: None) -> None:
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_path_names_stay_english_as_data(speak: None, language: str) -> None:
     """The outcome keeps the English names (the dashboard reads them); only the table translates."""
-    i18n.use(i18n.CHINESE)
+    i18n.use(language)
     assert (NAIVE, GUARDED) == ("naive check-then-insert", "unique constraint (ON CONFLICT)")
     shown = format_outcome(outcomes()[0])
     assert NAIVE not in shown and i18n._(NAIVE) in shown

@@ -1,8 +1,9 @@
-"""Every `python -m labs` command speaks Chinese when asked, its help and argparse's words too.
+"""Every `python -m labs` command speaks the language asked for, its help and argparse's words too.
 
-The rule tested: in Chinese, no run of three or more English words is left outside code
-(flags, metavars, `code`, file names, $VARIABLES); in English, the help reads as before and
-fits 80 columns, and in Chinese it fits the formatter's width counted in terminal columns.
+The rules tested, in each language the lab has: argparse's own words come from the lab's
+catalog, and the help fits the formatter's width counted in terminal columns (a Chinese
+character takes two). In a translated language, no run of three or more English words is
+left outside code (flags, metavars, `code`, file names, $VARIABLES).
 """
 
 from __future__ import annotations
@@ -13,15 +14,14 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import wcwidth
 
 from labs.checking.checks import CHECKS
+from labs.checking.report import Report
 from labs.checking.result import CheckResult
-from labs.checking.runner import Report
 from labs.commands import diff, drift, release, review, typecheck
 from labs.commands.cli import COMMAND_MODULES, build_parser, main
 from labs.grading.actions import PLACEHOLDER_REPOSITORY
@@ -32,16 +32,20 @@ from labs.term import i18n
 from labs.trees.diff import tree_diff
 from labs.trees.finding import REPO_ROOT, tree_root
 from tests.support.english import english_runs
+from tests.support.languages import LANGUAGES, TRANSLATED, english_left, worded
 
 PROG = "python -m labs"
-
-
-@pytest.fixture
-def speak(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Let a test choose the lab's language; English again afterwards, LAB_LANG restored."""
-    monkeypatch.setenv("LAB_LANG", i18n.ENGLISH)
-    yield
-    i18n.use(i18n.ENGLISH)
+# argparse's words as each language shows them: the usage prefix, the options heading (its
+# colon the language's own) and the -h line.
+ARGPARSE_WORDS = {
+    i18n.ENGLISH: ("usage: ", "\noptions:\n", "show this help message and exit"),
+    i18n.CHINESE: ("用法：", "\n选项：\n", "显示这段帮助并退出"),
+}
+# A wrong --store choice, as argparse's error line says it in each language.
+WRONG_CHOICE = {
+    i18n.ENGLISH: f"{PROG} check: error: argument --store: invalid choice: 'sqlite'",
+    i18n.CHINESE: f"{PROG} check：错误：参数 --store：无效的选择：'sqlite'",
+}
 
 
 def command_parsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -83,45 +87,44 @@ def test_the_detector_finds_english_in_the_english_help(
     assert not english_runs("--store postgres 使用的 Postgres URL（默认：$DATABASE_URL）")
 
 
+@pytest.mark.parametrize("language", TRANSLATED)
 @pytest.mark.parametrize("command", COMMANDS)
-def test_the_help_in_chinese_has_no_english_sentence(
-    command: str, speak: None, monkeypatch: pytest.MonkeyPatch
+def test_a_translated_help_has_no_english_sentence(
+    command: str, language: str, speak: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Description, each argument's help, usage and headings: Chinese outside code."""
-    text = helps(i18n.CHINESE, 1000, monkeypatch)[command]
+    """Description, each argument's help, usage and headings: the language, outside code."""
+    text = helps(language, 1000, monkeypatch)[command]
     assert not english_runs(text), text
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("command", COMMANDS)
-def test_argparse_own_words_are_chinese(
-    command: str, speak: None, monkeypatch: pytest.MonkeyPatch
+def test_argparse_own_words_are_in_the_language(
+    command: str, language: str, speak: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """用法, 选项 and the -h line come from the lab's catalog, not argparse's English."""
-    text = helps(i18n.CHINESE, 80, monkeypatch)[command]
-    assert text.startswith(f"用法：{PROG}")
-    assert "\n选项：\n" in text and "显示这段帮助并退出" in text
-    assert not re.search(r"^\S.*[^：]:$", text, re.M), "a section heading kept its ASCII colon"
-    for english in ("usage:", "options:", "positional arguments", "show this help"):
-        assert english not in text
-
-
-@pytest.mark.parametrize("command", COMMANDS)
-def test_the_help_in_english_reads_as_argparse_writes_it(
-    command: str, speak: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """English keeps argparse's words and fits 80 columns, lines as argparse would wrap them."""
-    text = helps(i18n.ENGLISH, 80, monkeypatch)[command]
-    assert text.startswith(f"usage: {PROG}")
-    assert "\noptions:\n" in text and "show this help message and exit" in text
-    assert max(len(line) for line in text.splitlines()) <= 78
+    """usage, options and the -h line come from the lab's catalog (English: as argparse writes
+    them), headings end in the language's colon, and no other language's words are left."""
+    text = helps(language, 80, monkeypatch)[command]
+    usage, options, help_line = ARGPARSE_WORDS[language]
+    assert text.startswith(f"{usage}{PROG}")
+    assert options in text and help_line in text
+    colon = options.strip()[-1]
+    headings = re.findall(r"^\S.*[:：]$", text, re.M)
+    assert all(heading.endswith(colon) for heading in headings), "a heading kept another colon"
+    for other in LANGUAGES:
+        if other != language:
+            words = (*ARGPARSE_WORDS[other], worded(other, "positional arguments"))
+            assert not [word for word in words if word.strip() in text], (other, text)
 
 
 @pytest.mark.parametrize("columns", [80, 100])
-def test_the_help_in_chinese_fits_the_width_in_terminal_columns(
-    columns: int, speak: None, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_help_fits_the_width_in_terminal_columns(
+    language: str, columns: int, speak: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A Chinese character takes two columns: no line is wider than argparse's width."""
-    for command, text in helps(i18n.CHINESE, columns, monkeypatch).items():
+    """No line is wider than argparse's width (two columns short of the terminal), a Chinese
+    character counted as the two columns it takes."""
+    for command, text in helps(language, columns, monkeypatch).items():
         widest = max(text.splitlines(), key=wcwidth.width)
         assert wcwidth.width(widest) <= columns - 2, (command, widest)
 
@@ -136,37 +139,29 @@ def test_a_long_chinese_usage_lines_up_under_the_program(
     assert lines[1].startswith(" " * first + "[") and lines[1][first - 1] == " "
 
 
-def test_a_wrong_choice_is_refused_in_chinese(
-    speak: None, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_wrong_choice_is_refused_in_the_language(
+    language: str, speak: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """argparse's error line (prog, 错误, the argument, the choices) is Chinese."""
+    """argparse's error line (prog, error, the argument, the choices) is in the language."""
     with pytest.raises(SystemExit) as exited:
-        main(["--lang", "zh_CN", "check", "--store", "sqlite"])
+        main(["--lang", language, "check", "--store", "sqlite"])
     said = capsys.readouterr().err
     assert exited.value.code == 2
-    assert f"{PROG} check：错误：参数 --store：无效的选择：'sqlite'" in said
-    assert said.startswith("用法：") and not english_runs(said)
+    assert WRONG_CHOICE[language] in said
+    assert said.startswith(ARGPARSE_WORDS[language][0]) and not english_left(language, said)
 
 
-def test_a_missing_argument_is_refused_in_chinese(
-    speak: None, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_missing_argument_is_refused_in_the_language(
+    language: str, speak: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A command without its required argument says which one, in Chinese."""
+    """A command without its required argument says which one, in the language."""
     with pytest.raises(SystemExit):
-        main(["--lang", "zh_CN", "reset"])  # hint's number may be left out now; reset's not
+        main(["--lang", language, "reset"])  # hint's number may be left out now; reset's not
     said = capsys.readouterr().err
-    assert "缺少必需的参数：check" in said and not english_runs(said)
-
-
-def test_the_same_errors_stay_english_in_english(
-    speak: None, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """In English argparse's own lines are exactly as before."""
-    with pytest.raises(SystemExit):
-        main(["--lang", "en", "check", "--store", "sqlite"])
-    said = capsys.readouterr().err
-    assert "python -m labs check: error: argument --store: invalid choice: 'sqlite'" in said
-    assert said.startswith("usage: ")
+    assert worded(language, "the following arguments are required: %s") % "check" in said
+    assert not english_left(language, said)
 
 
 def run_labs(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -198,16 +193,7 @@ def test_an_invalid_command_is_refused_in_chinese_from_the_shell() -> None:
     assert "python -m labs：错误：参数 COMMAND：无效的选择：'chek'" in done.stderr
 
 
-# The commands' own lines, beyond --help: each in Chinese, with no English sentence left.
-
-
-def test_check_refuses_a_bad_timeout_in_chinese(
-    speak: None, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """check --check-timeout 0 explains itself in Chinese."""
-    assert main(["--lang", "zh_CN", "check", "--check-timeout", "0"]) == 2
-    said = capsys.readouterr().err
-    assert said.startswith("错误：--check-timeout") and not english_runs(said)
+# The commands' own lines, beyond --help: in the language asked for, no English sentence left.
 
 
 def test_diff_stat_and_headings_in_chinese(speak: None) -> None:
@@ -221,27 +207,31 @@ def test_diff_stat_and_headings_in_chinese(speak: None) -> None:
     assert {i18n._(check.title) for check in CHECKS} >= {h.partition("：")[2] for h in headings}
 
 
-def test_drift_says_there_is_none_in_chinese(
-    speak: None, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_drift_says_there_is_none_in_the_language(
+    language: str, speak: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """drift --no-checks on the real trees: one Chinese line."""
-    i18n.use(i18n.CHINESE)
+    """drift --no-checks on the real trees: one line, in the language."""
+    i18n.use(language)
     args = argparse.Namespace(starter="starter", solution="solution", no_checks=True)
     assert drift.run(args) == 0
     said = capsys.readouterr().out
-    assert said.startswith("没有偏差") and not english_runs(said)
+    none = worded(language, "no drift: the trees differ only inside the marked regions")
+    assert said.startswith(none) and not english_left(language, said)
 
 
-def test_release_refuses_a_folder_in_use_in_chinese(
-    speak: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_release_refuses_a_folder_in_use_in_the_language(
+    language: str, speak: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """release into a folder with files in it: the refusal is Chinese."""
+    """release into a folder with files in it: the refusal is in the language."""
     (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
-    i18n.use(i18n.CHINESE)
+    i18n.use(language)
     args = argparse.Namespace(out=str(tmp_path), kit_repository=PLACEHOLDER_REPOSITORY, kit_ref="x")
     assert release.run(args) == 1
     said = capsys.readouterr().out
-    assert "已存在且不是空文件夹" in said and not english_runs(said)
+    refusal = worded(language, "{out} exists and is not an empty folder: choose a new one")
+    assert refusal.format(out=tmp_path) in said and not english_left(language, said)
 
 
 def test_watch_summary_in_chinese(speak: None) -> None:
@@ -259,25 +249,38 @@ def test_watch_summary_in_chinese(speak: None) -> None:
     assert "检查 3" in summary_lines("starter", failing)[1]
 
 
-def test_typecheck_names_two_trees_in_chinese(speak: None) -> None:
-    """The trees typecheck names are joined as Chinese joins them."""
-    i18n.use(i18n.CHINESE)
-    assert typecheck.named_together(["starter", "solution"]) == "starter 和 solution"
-    i18n.use(i18n.ENGLISH)
-    assert typecheck.named_together(["starter", "solution"]) == "starter and solution"
-    assert typecheck.named_together(["a", "b", "c"]) == "a, b and c"
-
-
-def test_selftest_without_a_store_says_so_in_chinese(
-    speak: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("language", "two", "three"),
+    [
+        (i18n.ENGLISH, "starter and solution", "a, b and c"),
+        (i18n.CHINESE, "starter 和 solution", "a, b 和 c"),
+    ],
+)
+def test_typecheck_names_trees_as_the_language_joins_them(
+    language: str, two: str, three: str, speak: None
 ) -> None:
-    """SELFTEST=1 with neither MOCK nor DATABASE_URL: the error is Chinese."""
+    """The trees typecheck names are joined as the language joins them."""
+    i18n.use(language)
+    assert typecheck.named_together(["starter", "solution"]) == two
+    assert typecheck.named_together(["a", "b", "c"]) == three
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_selftest_without_a_store_says_so_in_the_language(
+    language: str, speak: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SELFTEST=1 with neither MOCK nor DATABASE_URL: the error names both, in the language."""
     monkeypatch.delenv("MOCK", raising=False)
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    i18n.use(i18n.CHINESE)
+    i18n.use(language)
     assert selftest(tree_root("starter")) == 2
     said = capsys.readouterr().err
-    assert said.startswith("错误：") and not english_runs(said)
+    error = worded(
+        language,
+        "error: set MOCK=1 to check against the in-memory store, or "
+        "DATABASE_URL=postgresql://... to check against Postgres",
+    )
+    assert said.startswith(error) and not english_left(language, said)
 
 
 def test_the_review_list_lines_up_in_terminal_columns(
@@ -335,7 +338,7 @@ def test_hint_speaks_chinese_with_lang_on_either_side(argv: list[str]) -> None:
     assert not english_runs(instructions.sub("", done.stdout)), done.stdout
 
 
-@pytest.mark.parametrize("language", ["zh_CN", "en"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_labs_check_lines_its_titles_up_after_pass_and_fail(language: str) -> None:
     """通过 is two characters and 未通过 three: the titles after them still start in one column."""
     done = run_labs("--lang", language, "check", "--tree", "starter", MOCK="1")

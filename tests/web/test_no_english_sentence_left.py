@@ -1,6 +1,6 @@
 """No English sentence on a dashboard page shown in Chinese, whatever state the page is in.
 
-test_pages_in_chinese.py looks for the catalog's own English; this test looks for any
+test_pages_translated.py looks for the catalog's own English; this test looks for any
 English: a sentence built in the code without _(), a detail journalled in English, a
 label computed at import time. The pages are driven into the states that word things
 with values: a journal full of details, a refused move, a replay, a stalled demo
@@ -25,7 +25,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.support.english import english_runs
-from web.jobs import HeavyJobs
+from web.safety.jobs import HeavyJobs
 from web.views.race import race_job
 
 from .conftest import make_app
