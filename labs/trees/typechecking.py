@@ -2,7 +2,7 @@
 
 The settings are pyproject.toml's [tool.mypy], shipped with the kit as
 labs/mypy.toml, since an installed kit has no pyproject.toml
-(tests/core/test_installs.py keeps the two the same). `python -m labs
+(tests/project/test_installs.py keeps the two the same). `python -m labs
 typecheck` and grading's typecheck both read that file, never a tree's own.
 """
 

@@ -34,7 +34,7 @@ print(typecheck.baseline_cache())
 
 def test_the_grading_typecheck_reads_the_settings_labs_typecheck_reads(tmp_path: Path) -> None:
     """Grading and `python -m labs typecheck` run one mypy command line, with the kit's settings
-    (labs/mypy.toml, which tests/core/test_installs.py keeps equal to pyproject.toml's)."""
+    (labs/mypy.toml, which tests/project/test_installs.py keeps equal to pyproject.toml's)."""
     command = mypy_command([tmp_path / "starter"], tmp_path / "cache")
     assert command[command.index("--config-file") + 1] == str(REPO_ROOT / "labs" / "mypy.toml")
     assert command[command.index("--cache-dir") + 1] == str(tmp_path / "cache")

@@ -35,6 +35,8 @@ from labs.trees.finding import REPO_ROOT
 NGINX = Path("/usr/sbin/nginx")
 GUNICORN_CONFIG = REPO_ROOT / "deploy" / "gunicorn.conf.py"
 NGINX_TEMPLATE = REPO_ROOT / "deploy" / "nginx" / "gateway.conf.template"
+# The solution's gateway, as gunicorn is told to load it.
+GATEWAY = "solution.gateway:create_app()"
 
 
 @dataclass(frozen=True)

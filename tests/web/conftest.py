@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 
 from labs.pg.catalog import latest_migration
 from labs.trees.finding import REPO_ROOT
-from tests.postgres.conftest import clone_database, migrate, unfixed_starter_migration
+from tests.support.migrations import clone_database, migrate, unfixed_starter_migration
 from tests.support.pgcluster import TempCluster, drop_database_of
 from web import create_app
 

@@ -10,7 +10,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from labs.pg.catalog import constraints_report, latest_migration
-from tests.postgres.conftest import migrate
+from tests.support.migrations import migrate
 from tests.support.pgcluster import TempCluster
 
 from .conftest import make_app

@@ -17,7 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from labs.pg.cluster import Autocommit, TempCluster
-from tests.postgres.conftest import migrate
+from tests.support.migrations import migrate
 
 from .conftest import make_app
 from .pages import HTMX, send, wait_for

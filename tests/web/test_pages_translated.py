@@ -11,8 +11,8 @@ from html.parser import HTMLParser
 import pytest
 from flask.testing import FlaskClient
 
-from tests.core.test_translations import chinese_catalog
 from tests.support.languages import LANGUAGES, page_tag, worded
+from tests.term.test_translations import chinese_catalog
 
 from .pages import HTMX, send
 

@@ -15,7 +15,7 @@ import pytest
 from flask.testing import FlaskClient
 from sqlalchemy.engine import make_url
 
-from tests.postgres.conftest import migrate, unfixed_starter_migration
+from tests.support.migrations import migrate, unfixed_starter_migration
 from tests.support.pgcluster import TempCluster, drop_database_of
 from web.workbench import workbench as bench_module
 

@@ -16,7 +16,7 @@ from alembic import command
 from flask.testing import FlaskClient
 
 from labs.pg.cluster import Autocommit
-from tests.postgres.conftest import alembic_config, migrate
+from tests.support.migrations import alembic_config, migrate
 
 from .pages import HTMX, form_error, run_ids, send
 

@@ -20,7 +20,7 @@ from labs.pg.catalog import (
     required_constraints,
 )
 from solution.shared.schema import Run
-from tests.postgres.conftest import alembic_config, migrate, unfixed_starter_migration
+from tests.support.migrations import alembic_config, migrate, unfixed_starter_migration
 
 
 def lab_tables(url: str, schema: str) -> set[str]:

@@ -9,7 +9,7 @@ from flask.testing import FlaskClient
 
 from solution.gateway import create_app
 from solution.infra.sql import SqlStore
-from tests.postgres.conftest import migrate
+from tests.support.migrations import migrate
 from tests.support.pgcluster import TempCluster
 
 

@@ -26,7 +26,8 @@ from labs.bench.server import GatewayServer
 from labs.bench.stats import Measurement, Tool, percentile
 from labs.bench.tools import WITHOUT_ENV, find_tool, libpq_environment
 from labs.pg.cluster import TempCluster
-from tests.reliability.conftest import GATEWAY, scalar
+from tests.support.databases import scalar
+from tests.support.servers import GATEWAY
 
 pytestmark = pytest.mark.slow  # gunicorn, wrk and pgbench
 

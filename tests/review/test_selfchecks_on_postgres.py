@@ -8,8 +8,8 @@ from pathlib import Path
 import psycopg2
 import wcwidth
 
-from tests.postgres.conftest import migrate, run_lab, unfixed_starter_migration
 from tests.support.english import english_runs
+from tests.support.migrations import migrate, run_lab, unfixed_starter_migration
 
 
 def pending_count(url: str, schema: str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from solution.gateway.requests import MAX_BODY_BYTES
-from tests.core.conftest import Gateway
+from tests.support.gateways import Gateway
 
 
 def runs_in(gateway: Gateway) -> int:

@@ -9,7 +9,7 @@ import pytest
 
 from labs.pg.cluster import Autocommit
 from solution.infra.sql import SqlStore
-from tests.reliability.conftest import scalar
+from tests.support.databases import scalar
 
 # The test's database is the store's alone: its connections are every other one to it.
 OTHERS = "datname = current_database() AND pid <> pg_backend_pid()"

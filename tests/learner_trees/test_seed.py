@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from labs.trees.finding import REPO_ROOT
-from tests.postgres.conftest import migrate, run_lab, unfixed_starter_migration
 from tests.support.english import english_runs
+from tests.support.migrations import migrate, run_lab, unfixed_starter_migration
 from tests.support.pgcluster import TempCluster, drop_database_of
 
 TREES = ["starter", "solution"]

@@ -13,7 +13,7 @@ from solution.infra import make_store
 from solution.infra.sql import SqlStore
 from solution.shared.errors import InvalidRequestError, StoreConfigError, StoreUnavailableError
 from starter.infra.sql import SqlStore as StarterSqlStore
-from tests.postgres.conftest import migrate, unfixed_starter_migration
+from tests.support.migrations import migrate, unfixed_starter_migration
 
 
 def sql_store(environ: dict[str, str]) -> SqlStore:

@@ -1,4 +1,9 @@
-"""Fixtures for the Postgres tests: migrated databases cloned from a template, and Alembic."""
+"""A tree's migrations for the tests: Alembic in this process, and databases cloned from a
+migrated template.
+
+The root conftest loads this module as a plugin, so its fixtures (`solution_template`,
+`solution_database`) reach every folder; tests import its helpers (`migrate`, `run_lab`, ...).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""Fixtures for the reliability tests: migrated Postgres databases and real gateway servers."""
+"""Migrated databases for the tests that serve the solution, made as the lab's commands make
+them (labs.pg.scratch), and counting their rows.
+
+The root conftest loads this module as a plugin, so its fixtures (`migrated_template`,
+`migrated_database`) reach every folder.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +12,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from labs.bench.server import GatewayServer
 from labs.pg.cluster import Autocommit, TempCluster
 from labs.pg.scratch import migrate
 from tests.support.pgcluster import drop_database_of
-
-GATEWAY = "solution.gateway:create_app()"
 
 
 @pytest.fixture(scope="session")
 def migrated_template(pg_cluster: TempCluster) -> str:
     """A database holding the solution's migrated tables, copied for each test."""
-    name = f"koda_reliability_{uuid.uuid4().hex[:8]}"
+    name = f"koda_migrated_{uuid.uuid4().hex[:8]}"
     migrate(pg_cluster.create_database(name), "solution")
     return name
 
@@ -31,16 +33,6 @@ def migrated_database(pg_cluster: TempCluster, migrated_template: str) -> Iterat
         cursor.execute(f'CREATE DATABASE "{name}" TEMPLATE "{migrated_template}"')
     yield pg_cluster.url(name)
     drop_database_of(pg_cluster, name)
-
-
-@pytest.fixture
-def gateway_pair(migrated_database: str) -> Iterator[tuple[GatewayServer, GatewayServer]]:
-    """Two gunicorn gateway processes on two loopback ports, sharing one database."""
-    env = {"DATABASE_URL": migrated_database, "DB_SCHEMA": "solution"}
-    first = GatewayServer(GATEWAY, env, workers=2, threads=8)
-    second = GatewayServer(GATEWAY, env, workers=2, threads=8)
-    with first, second:
-        yield first, second
 
 
 def scalar(database_url: str, query: str, *params: object) -> int:

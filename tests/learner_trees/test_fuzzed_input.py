@@ -23,8 +23,8 @@ from solution.gateway.requests import MAX_BODY_BYTES
 from solution.infra import make_store
 from solution.infra.memory import MemoryStore
 from solution.infra.store import Store
-from tests.reliability.conftest import scalar
-from tests.reliability.test_openapi import document
+from tests.learner_trees.test_openapi import document
+from tests.support.databases import scalar
 from tests.support.servers import DevServer, chunked, deployed_gateway, exchange, request
 
 

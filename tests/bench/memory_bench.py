@@ -1,4 +1,4 @@
-"""What MemoryStore's writes cost with few rows and with many: python -m tests.core.memory_bench.
+"""What MemoryStore's writes cost with few rows and with many: python -m tests.bench.memory_bench.
 
 The unique rules are dict lookups (the key index, the (run_id, seq) index),
 so a write should cost the same at 10 rows as at 100,000. This prints the
@@ -64,7 +64,7 @@ def measure(
 
 def main() -> None:
     """Print the table."""
-    parser = argparse.ArgumentParser(prog="python -m tests.core.memory_bench")
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.memory_bench")
     parser.add_argument("--tree", default="solution")
     args = parser.parse_args()
     print(f"MemoryStore ({args.tree}), µs per call, median of 5 rounds of 1000 calls")

@@ -11,7 +11,7 @@ import pytest
 from labs.bench.httpclient import HttpConnection
 from labs.bench.server import GatewayServer
 from solution.shared.keys import TIME_BUCKET_SECONDS
-from tests.reliability.conftest import scalar
+from tests.support.databases import scalar
 
 pytestmark = pytest.mark.slow  # two servers racing
 

@@ -13,13 +13,8 @@ import pytest
 
 from labs.review import checklist, questions, state
 from labs.trees.finding import REPO_ROOT
-from tests.postgres import conftest as postgres
-from tests.postgres.conftest import migrate, unfixed_starter_migration
+from tests.support.migrations import migrate, unfixed_starter_migration
 from tests.support.pgcluster import TempCluster, drop_database_of
-
-# The Postgres folder's fixtures: a migrated solution database cloned per test.
-solution_template = postgres.solution_template
-solution_database = postgres.solution_database
 
 
 @pytest.fixture(autouse=True)
