@@ -15,7 +15,11 @@ from tests.support.pgcluster import TempCluster, drop_database_of, find_bindir
 
 # Fixtures that tests in several folders use, kept in tests/support/ (pytest reads
 # pytest_plugins only here, in the root conftest).
-pytest_plugins = ["tests.support.migrations", "tests.support.databases"]
+pytest_plugins = [
+    "tests.support.migrations",
+    "tests.support.databases",
+    "tests.support.mode_fixture",
+]
 
 # Both trees declare tables of the same names on SQLModel. Imported through the lab kit, each
 # tree's tables get a registry of their own, so a test may import from both; a plain `import

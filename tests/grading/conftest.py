@@ -14,10 +14,8 @@ from labs.grading.batch import grade_all
 from labs.grading.criteria import TYPECHECK_POINTS, Grade
 from labs.grading.grader import Grader
 from labs.pg.cluster import Autocommit, TempCluster
-from labs.sandbox.modes import allow_unsafe, machine_isolation
 from labs.trees.finding import tree_root
 from tests.grading import submissions as make
-from tests.support.modes import ALL_MODES, ROOT, Mode, hidden_bwrap, offered
 from tests.support.pgcluster import drop_database_of
 
 # Short, so the endless loops cost little, yet room for a loaded machine: a healthy tree's
@@ -108,28 +106,3 @@ def createdb_database(pg_cluster: TempCluster) -> Iterator[str]:
             with Autocommit(url) as cursor:
                 cursor.execute(f'ALTER DATABASE "{name}" OWNER TO CURRENT_USER')
                 cursor.execute(f'DROP ROLE "{role}"')
-
-
-IN_PROCESS_MODES = [m for m in ALL_MODES if m.root == ROOT and not offered(m)]
-
-
-@pytest.fixture(params=IN_PROCESS_MODES, ids=[m.name for m in IN_PROCESS_MODES])
-def mode(
-    request: pytest.FixtureRequest,
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[Mode]:
-    """Each mode this process can grade in itself: bwrap on PATH, or hidden from it.
-
-    (The modes of another user are run as that user: see tests/support/modes.py.)
-    A machine with no isolation at all is graded here with --unsafe-no-sandbox.
-    """
-    chosen: Mode = request.param
-    with contextlib.ExitStack() as stack:
-        if not chosen.bwrap:
-            path = stack.enter_context(hidden_bwrap(tmp_path_factory.mktemp("no-bwrap")))
-            monkeypatch.setenv("PATH", path)
-        if machine_isolation().mode == "none":
-            allow_unsafe(True)
-            stack.callback(allow_unsafe, False)
-        yield chosen
