@@ -12,7 +12,6 @@ from htmx_flask import Htmx  # type: ignore[import-untyped]
 from jinja2 import StrictUndefined
 from werkzeug.wrappers import Response
 
-from .checkruns.check_run import KEPT_OUTPUT
 from .i18n import register_i18n
 from .lab import Lab
 from .safety import register_safety
@@ -24,13 +23,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_mapping(
         DATABASE_URL=os.environ.get("DATABASE_URL") or None,
-        # A learner's infinite loop ends here: the check process is killed after this long.
+        # A learner's infinite loop ends here: a check run's hosts are killed after this long.
         CHECK_TIMEOUT=float(os.environ.get("WEB_CHECK_TIMEOUT", "60")),
         # A check still running after this many seconds fails, naming the line it was stuck on,
         # and the checks after it still run.
         CHECK_EACH_TIMEOUT=float(os.environ.get("WEB_CHECK_EACH_TIMEOUT", "10")),
-        # Bytes kept of the check process's stdout and of its stderr (the head and the tail).
-        CHECK_OUTPUT_LIMIT=KEPT_OUTPUT,
         # The runs view's tree runs in a process of its own: one that does not answer a request
         # within this many seconds (a learner's endless loop) is killed, and started again.
         RUNS_TIMEOUT=float(os.environ.get("WEB_RUNS_TIMEOUT", "5")),

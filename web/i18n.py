@@ -87,8 +87,8 @@ class Verbatim:
 
 
 class Localized:
-    """Text written in every language at once (the check process's words): shown in the
-    page's language, escaped."""
+    """Text written in every language at once (a check run's words): shown in the page's
+    language, escaped."""
 
     def __init__(self, texts: dict[str, str]) -> None:
         self.texts = texts
@@ -108,18 +108,6 @@ class Localized:
     def __repr__(self) -> str:
         """How a test or a debugger shows it."""
         return f"Localized({self.texts!r})"
-
-
-def localized(texts: object, field: str) -> Localized:
-    """One field of a report line's {language: {field: text}}, as Localized text."""
-    found = texts if isinstance(texts, dict) else {}
-    return Localized(
-        {
-            str(language): str(fields.get(field, ""))
-            for language, fields in found.items()
-            if isinstance(fields, dict)
-        }
-    )
 
 
 class Sentence:

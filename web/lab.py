@@ -29,7 +29,6 @@ class Lab:
         self.demo_chunks: int = config["DEMO_CHUNKS"]
         self.runs_timeout: float = config["RUNS_TIMEOUT"]
         self.runs_start_timeout: float = config["RUNS_START_TIMEOUT"]
-        self.check_output_limit: int = config["CHECK_OUTPUT_LIMIT"]
         self.check_runs: dict[tuple[str, str], CheckRun] = {}
         # One race and one check run at a time: a second one is told the dashboard is busy.
         self.jobs = HeavyJobs()

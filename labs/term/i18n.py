@@ -8,10 +8,17 @@ browser's Accept-Language instead (see web/i18n.py).
 
 Lines that programs read (the closing `N passed, N failed`, results.json) stay
 in English whatever the language: graders and CI parse them.
+
+The language is the process's: use() sets it for every thread. One thread
+(or task) may look its messages up elsewhere with use_translations(), which
+holds for its own context alone (a contextvars.ContextVar): the dashboard's
+check run words its results in every language at once while the rest of the
+dashboard speaks its own.
 """
 
 from __future__ import annotations
 
+import contextvars
 import gettext
 import os
 from collections.abc import Mapping
@@ -67,22 +74,41 @@ def translation(language: str) -> gettext.NullTranslations:
     )
 
 
-_active: gettext.NullTranslations = translation(choose())
+_process_translations: gettext.NullTranslations = translation(choose())
 _active_language: str = choose()
+# Translations chosen for one context (a thread, or a context it runs code in); None: the
+# process's. A new thread starts with none chosen, whatever the thread that started it chose.
+_context_translations: contextvars.ContextVar[gettext.NullTranslations | None] = (
+    contextvars.ContextVar("translations", default=None)
+)
 
 
 def use(language: str) -> None:
-    """Speak this language from now on, here and in the processes started from here."""
-    global _active, _active_language
-    _active, _active_language = translation(language), language
+    """Speak this language from now on, here and in the processes started from here.
+
+    It is the process's language: every context that did not choose its own
+    translations (use_translations) speaks it.
+    """
+    global _process_translations, _active_language
+    _process_translations, _active_language = translation(language), language
     os.environ["LAB_LANG"] = language  # the check processes a command starts speak it too
 
 
 def use_translations(translations: gettext.NullTranslations) -> None:
-    """Look every message up in translations from now on: the dashboard's check process
-    words each one in every language at once (web/phrases.py)."""
-    global _active
-    _active = translations
+    """Look every message up in translations from now on, in the current context only.
+
+    The rest of the process (other threads, other contexts) keeps the process's
+    language. The dashboard's check run calls it in a context of its own
+    (contextvars.copy_context().run) to word each message in every language at
+    once (web/checkruns/phrases.py).
+    """
+    _context_translations.set(translations)
+
+
+def _active() -> gettext.NullTranslations:
+    """The translations of the current context, else the process's."""
+    chosen = _context_translations.get()
+    return _process_translations if chosen is None else chosen
 
 
 def current() -> str:
@@ -92,7 +118,7 @@ def current() -> str:
 
 def _(message: str) -> str:
     """Translate one message into the language in use."""
-    return _active.gettext(message)
+    return _active().gettext(message)
 
 
 def N_(message: str) -> str:
@@ -102,4 +128,4 @@ def N_(message: str) -> str:
 
 def ngettext(singular: str, plural: str, count: int) -> str:
     """Translate a message whose wording depends on a count."""
-    return _active.ngettext(singular, plural, count)
+    return _active().ngettext(singular, plural, count)

@@ -1,18 +1,15 @@
-"""One heavy job per kind at a time, and a child's output held in a capped buffer."""
+"""One heavy job per kind at a time, and a process's output held in a capped buffer."""
 
 from __future__ import annotations
 
-import os
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from labs.term import i18n
 from labs.untrusted import CappedOutput
 from web.checkruns import check_run
 from web.checkruns.check_run import start_checks
-from web.checkruns.child import Child
 from web.safety.jobs import BusyError, HeavyJobs
 
 from .conftest import make_app
@@ -49,62 +46,54 @@ def test_a_capped_buffer_keeps_the_head_and_the_tail(total: int, chunk: int) -> 
         assert buffer.text() == expected
 
 
-def test_a_flooding_child_is_read_whole_but_held_capped() -> None:
-    """A child writing 20 MB is read to its end; only the limit stays, head and tail."""
-    flood = (
-        "import sys; out = sys.stdout.buffer; out.write(b'HEAD'); "
-        "[out.write(b'x' * 1_000_000) for _ in range(20)]; out.write(b'TAIL'); "
-        "sys.stderr.write('E' * 10)"
-    )
-    child = Child([sys.executable, "-c", flood], cwd=Path.cwd(), env=os.environ, output_limit=512)
-    assert child.finish() == 0
-    assert child.stdout.held == 512 and child.stdout.dropped == 20_000_008 - 512
-    said = child.stdout.text()
-    assert said.startswith("HEAD") and said.endswith("TAIL") and "bytes of output left out" in said
-    assert child.stderr.text() == "E" * 10
+# Put before the starter's key line: the host floods its stderr, then dies.
+CRASH = (
+    "    import os, sys\n"
+    "    sys.stderr.write('FIRST LINE\\n' + 'noise ' * 500_000 + '\\nLAST WORDS')\n"
+    "    sys.stderr.flush()\n"
+    "    os._exit(3)\n"
+)
 
 
-def test_killing_a_child_kills_what_it_started() -> None:
-    """kill() reaches the child's own children (the tree's host), not only the child."""
-    parent = (
-        "import subprocess, sys; "
-        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
-        "print(p.pid, flush=True); p.wait()"
-    )
-    child = Child([sys.executable, "-c", parent], cwd=Path.cwd(), env=os.environ)
-    deadline = time.monotonic() + 30
-    while not child.stdout.text().strip() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    grandchild = int(child.stdout.text())
-    child.kill()
-    child.finish()
-    while time.monotonic() < deadline:
-        try:
-            os.kill(grandchild, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.02)
-    pytest.fail(f"process {grandchild}, started by the killed child, still runs")
+def test_a_tree_host_that_floods_and_crashes_is_a_failed_row_with_its_output_capped(
+    tree_copy: Path,
+) -> None:
+    """A host that dies after megabytes of stderr: the rows that ran into it quote a short
+    piece of its last output, never all of it, and the checks after it run on a new host."""
+    keys = tree_copy / "shared" / "keys.py"
+    shipped = keys.read_text()
+    line = '    material = f"{session_id}\\x1f{time.time_ns()}"\n'
+    assert line in shipped, "the starter's key line moved: update this test"
+    keys.write_text(shipped.replace(line, CRASH + line))
+    run = start_checks("starter", str(tree_copy), "memory", database_url=None, timeout=120)
+    assert run.wait(180)
+    assert not run.error  # the run itself finished: each check has its verdict
+    crashed = [row for row in run.six if "stopped answering" in str(row.message)]
+    assert crashed, [str(row.message) for row in run.six]
+    said = str(crashed[0].message)  # worded when shown: in English outside a page
+    assert "its last output: " in said and "noise" in said and "FIRST LINE" not in said
+    assert len(said) < 1000
+    assert run.six[1].status == "pass"  # check 2 never makes a key: a new host served it
 
 
-def test_a_check_process_that_floods_and_crashes_is_a_failed_row_with_its_output_capped(
+def test_a_bug_that_stops_the_checks_is_a_visible_error_not_a_hung_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A crash after megabytes of stderr: the row quotes its start and end, the rest left out."""
-    crash = (
-        "import sys, os; sys.stderr.write('FIRST LINE\\n' + 'noise ' * 500_000 + '\\nLAST WORDS'); "
-        "sys.stderr.flush(); os._exit(3)"
-    )
-    monkeypatch.setattr(check_run, "check_command", lambda *_: [sys.executable, "-c", crash])
-    run = start_checks(
-        "starter", "starter", "memory", database_url=None, timeout=60, output_limit=256
-    )
-    assert run.wait(120)
+    """An exception out of run_checks ends the run: the first row and the notice name it,
+    the other rows say the reason is above them, and the dashboard speaks as before."""
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in the kit")
+
+    monkeypatch.setattr(check_run, "run_checks", broken)
+    run = start_checks("starter", "starter", "memory", database_url=None, timeout=60)
+    assert run.wait(30)
     said = str(run.error)  # worded when shown: in English outside a page
-    assert "exit code 3" in said and "bytes of output left out" in said
-    assert "FIRST LINE" in said and said.endswith("LAST WORDS")
-    assert len(said) < 1000
-    assert run.six[0].status == "fail" and run.six[0].message == run.error
+    assert said == "the checks could not run: RuntimeError: a bug in the kit"
+    assert [row.status for row in run.six] == ["fail"] * 6
+    assert str(run.six[0].message) == said
+    assert str(run.six[1].message) == "not run: the reason is above the rows"
+    assert type(i18n._("the check to run to the end")) is str
 
 
 def test_a_kind_holds_one_job_and_frees_it_after() -> None:

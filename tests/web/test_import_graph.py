@@ -3,10 +3,6 @@ imports it back, not even for type checking only."""
 
 from __future__ import annotations
 
-import ast
-import subprocess
-import sys
-
 from labs.trees.finding import REPO_ROOT
 from tests.support.imports import cycles, import_graph
 
@@ -39,22 +35,3 @@ def test_the_dashboard_uses_what_the_checking_package_exports() -> None:
     }
     assert reached
     assert {target for _module, target in reached} == {"labs.checking.api"}
-
-
-def test_the_check_process_starts_without_flask_or_the_views() -> None:
-    """The check child is in this package but loads none of the app: every run starts one, and
-    the first row waits for it to start."""
-    loaded = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys, web.checkruns.check_process; print(sorted(sys.modules))",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=REPO_ROOT,
-    ).stdout
-    modules = set(ast.literal_eval(loaded))
-    assert "web.checkruns.check_process" in modules
-    assert not {"flask", "web.app", "web.views", "jinja2"} & modules

@@ -6,12 +6,12 @@ import html
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from labs.checking.api import CheckResult
 from web.checkruns.rows import build_rows
 
 from .conftest import make_app
@@ -64,7 +64,7 @@ def test_rows_arrive_while_the_checks_still_run(gated_app: Flask, gate: Path) ->
     client = gated_app.test_client()
     first = start(client, "starter")
     assert 'data-running="yes"' in first and 'hx-trigger="every' in first
-    # Pressed a moment ago: the child is still starting, so no check is said to run yet.
+    # Pressed a moment ago: the tree's host is still starting, so no check is said to run yet.
     assert [check_statuses(first)[key] for key in "12"] == ["starting", "waiting"]
     page = wait_for(
         client, "/checks?tree=starter&store=memory", r'data-check="3" data-status="fail"'
@@ -100,6 +100,38 @@ def test_a_second_check_run_is_refused_while_one_goes_on(gated_app: Flask, gate:
     assert failing_checks(finished_checks(client, "solution")) == set()
 
 
+def hosts_of(tree: Path) -> list[int]:
+    """The pids of the tree hosts that serve tree, as /proc lists them."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:  # ended meanwhile
+            continue
+        if b"labs.checking.host" in argv and str(tree).encode() in argv:
+            found.append(int(cmdline.parent.name))
+    return found
+
+
+def test_a_dashboard_shutting_down_ends_the_run_and_its_hosts(
+    gated_app: Flask, gate: Path, tree_copy: Path
+) -> None:
+    """While check 4 waits, closing the dashboard kills the tree's hosts and ends the run
+    at once, saying why; checks 1 to 3 keep their verdicts."""
+    client = gated_app.test_client()
+    start(client, "starter")
+    wait_for(client, "/checks?tree=starter&store=memory", r'data-check="4" data-status="running"')
+    assert hosts_of(tree_copy)
+    lab = gated_app.extensions["mini_koda_lab"]
+    lab.close()
+    run = lab.check_runs[("starter", "memory")]
+    assert run.wait(10), "the run did not end"
+    assert str(run.error) == "stopped: the dashboard was shutting down"
+    assert [row.status for row in run.six[:3]] == ["pass", "pass", "fail"]
+    assert run.six[3].status == "fail" and str(run.six[3].message) == str(run.error)
+    assert not hosts_of(tree_copy)
+
+
 def poll_url(page: str) -> str:
     """The address the results' poller asks, as the page holds it."""
     found = re.search(r'<div id="checks-poll"[^>]*hx-get="([^"]+)"', page)
@@ -132,18 +164,17 @@ def test_a_poll_gets_nothing_while_nothing_changed_and_only_the_changed_rows_aft
     assert 'hx-trigger="every' not in answer.text  # the run is over: polling stops
 
 
-def test_the_first_row_is_starting_until_the_child_says_a_check_began() -> None:
-    """Before any start line the first row is starting; after one, the first unfinished row
+def test_the_first_row_is_starting_until_the_run_says_a_check_began() -> None:
+    """Before any check began the first row is starting; after one, the first unfinished row
     is running (between two checks too); rows after it wait; an ended run has neither."""
-    one: dict[str, Any] = {"type": "result", "key": "1", "number": 1, "title": "t", "passed": True}
-    started: dict[str, Any] = {"type": "start", "key": "1"}
+    one = CheckResult("1", 1, "t", passed=True)
     statuses = [
-        [row.status for row in build_rows(lines, running=True)][:3]
-        for lines in ([], [started], [started, one])
+        [row.status for row in build_rows(results, started=started, running=True)][:3]
+        for results, started in (([], False), ([], True), ([one], True))
     ]
     assert statuses == [
         ["starting", "waiting", "waiting"],
         ["running", "waiting", "waiting"],
         ["pass", "running", "waiting"],
     ]
-    assert {row.status for row in build_rows([], running=False)} == {"waiting"}
+    assert {row.status for row in build_rows([], started=False, running=False)} == {"waiting"}

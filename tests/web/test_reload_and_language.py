@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import html
 import re
 
@@ -106,3 +107,20 @@ def test_a_chinese_review_page_leaves_the_threads_language_alone(client: FlaskCl
 
     assert "复习" in client.get("/review?lang=zh_CN").text
     assert texts.REQUEST_LANGUAGE.get() is None
+
+
+def test_a_check_run_words_every_language_in_its_own_thread_alone(client: FlaskClient) -> None:
+    """The run's driver speaks every language at once in a context of its own: a message the
+    dashboard's own thread translates meanwhile and after is plain text in its language."""
+    from labs.term import i18n
+    from web.checkruns.phrases import EveryLanguage, Phrase
+
+    client.post("/checks/run", data={"tree": "solution", "store": "memory"}, headers=HTMX)
+    assert type(i18n._("the check to run to the end")) is str  # the run goes on meanwhile
+    finished_checks(client, "solution")
+    assert type(i18n._("the check to run to the end")) is str
+    apart = contextvars.copy_context()
+    apart.run(i18n.use_translations, EveryLanguage())
+    worded = apart.run(i18n._, "the check to run to the end")
+    assert isinstance(worded, Phrase) and CJK.search(worded.texts[i18n.CHINESE])
+    assert type(i18n._("the check to run to the end")) is str

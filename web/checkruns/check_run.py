@@ -1,41 +1,44 @@
-"""Running the checks in a child process, so a learner's bug cannot hang or kill the dashboard.
+"""Running the checks from the dashboard, so a learner's bug can neither hang nor kill it.
 
-The child is `python -m web.checkruns.check_process ... --report FILE` (the checks of
-`python -m labs check --extra`); it appends one JSON line per finished check
-(flushed at once, its texts in every language), then a summary line. A thread
-per run reads the file while the child runs, so each row shows up as its
-check finishes. A fresh process imports the tree afresh, so edits show up
-on the next run without restarting the dashboard.
+A run is labs.checking's run_checks, driven from a thread of the dashboard:
+the driver never imports the tree, and each tree host that does is exec'd
+as a process of its own (an ExecLauncher, as the runs view's hosts are:
+never forked from a threaded server holding Flask's state). A fresh process
+imports the tree afresh, so edits show up on the next run without restarting
+the dashboard. Each result becomes a row as its check finishes.
+
+The driver's thread words every message in every language at once
+(phrases.py), in a context of its own: the rest of the dashboard keeps its
+language, and each page shows the run in its own.
+
+However a run ends, it ends: a check that hangs or whose host crashes fails
+and the others run on a new host (the driver's doing); a run that goes on
+past its time limit, or a dashboard shutting down, has its hosts killed.
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 import secrets
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
-from typing import Any
 
-from labs.checking.api import CHECK_TIMEOUT
-from labs.term.i18n import N_
+from labs.checking.api import CHECK_TIMEOUT, CheckResult, ExecLauncher, Report, run_checks
+from labs.term.i18n import N_, use_translations
 from labs.trees.finding import REPO_ROOT
-from labs.untrusted import clean_text
 
-from ..i18n import Localized, Sentence, Verbatim
-from .child import Child
-from .rows import FINISHED, CheckRow, ReportTail, RowStatus, build_rows, final_rows
+from ..i18n import Localized, Sentence
+from .phrases import EveryLanguage, in_every_language
+from .rows import FINISHED, CheckRow, RowStatus, build_rows, final_rows
+from .run_hosts import RunHosts, RunStoppedError
 
-# Seconds between two looks at the report file while the child runs.
-POLL = 0.1
-# What the dashboard keeps of the child's stdout and of its stderr: 2 KiB from the start and
-# 2 KiB from the end; a crash's traceback ends up in the tail.
-KEPT_OUTPUT = 4096
+# Seconds the run waits for the driver to notice its hosts were killed (it reads their
+# pipes' end at once), before it ends the run without it.
+STOP_GRACE = 10.0
 # A row's status in CheckRun.seen.
 STATUS_LETTERS = {
     RowStatus.PASS: "p",
@@ -54,7 +57,7 @@ class CheckRun:
     tree: str
     store: str
     rows: list[CheckRow]
-    # Why the checks could not run (import error, timeout, crash): the child's words (in every
+    # Why the checks could not run (import error, timeout, a bug): the checks' words (in every
     # language), or the dashboard's, worded by the page that shows them.
     error: str | Sentence | Localized = ""
     started_at: str = ""
@@ -64,7 +67,7 @@ class CheckRun:
     # Names this run among the runs of its tree and store: a page polling an older one
     # gets the whole section again.
     id: str = field(default_factory=lambda: secrets.token_hex(4))
-    _child: Child | None = field(default=None, repr=False)
+    _hosts: RunHosts | None = field(default=None, repr=False)
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
     _stopping: bool = field(default=False, repr=False)
 
@@ -101,30 +104,101 @@ class CheckRun:
         return self._done.wait(timeout)
 
     def stop(self) -> None:
-        """Kill the child if it still runs (the dashboard is shutting down)."""
+        """Kill the run's hosts if it still runs (the dashboard is shutting down)."""
         self._stopping = True
-        child = self._child
-        if child is not None and self.running:
-            child.kill()
+        if self._hosts is not None and self.running:
+            self._hosts.stop()
 
 
-def check_command(
-    spec: str, store: str, report: Path, check_timeout: float = CHECK_TIMEOUT
-) -> list[str]:
-    """The command line of the child that runs every check and writes the report."""
-    return [
-        sys.executable,
-        "-m",
-        "web.checkruns.check_process",
-        "--tree",
-        spec,
-        "--store",
-        store,
-        "--report",
-        str(report),
-        "--check-timeout",
-        f"{check_timeout:g}",
-    ]
+class Progress:
+    """What the driver has said so far: which check began, which finished, and the report.
+
+    Fed from the driver's thread; once the run is stopped, it takes nothing more in, so
+    the rows shown end where the run was stopped.
+    """
+
+    def __init__(self, run: CheckRun, hosts: RunHosts) -> None:
+        self.run = run
+        self.hosts = hosts
+        self.lock = threading.Lock()
+        self.results: list[CheckResult] = []
+        self.report: Report | None = None
+        self.error = Localized({})  # what escaped run_checks, in every language
+        self.closed = False
+
+    def on_start(self, key: str) -> None:
+        """A check begins: the rows say it runs. A stopped run begins no more checks."""
+        with self.lock:
+            if self.closed or self.hosts.stopped:
+                raise RunStoppedError
+            self.run.rows = build_rows(self.results, started=True, running=True)
+
+    def on_result(self, result: CheckResult) -> None:
+        """A check finished: its row shows its verdict."""
+        with self.lock:
+            if self.closed or self.hosts.stopped:
+                return
+            self.results.append(result)
+            self.run.rows = build_rows(self.results, started=True, running=True)
+
+    def ended(self, report: Report) -> None:
+        """run_checks returned its report."""
+        with self.lock:
+            if not (self.closed or self.hosts.stopped):
+                self.report = report
+
+    def failed(self, error: Exception) -> None:
+        """Something escaped run_checks (a bug in the kit): the run says what."""
+        with self.lock:
+            if not (self.closed or self.hosts.stopped):
+                self.error = could_not_run(error)
+
+    def close(self) -> tuple[list[CheckResult], Report | None, Localized]:
+        """Take nothing more in; what was said until now."""
+        with self.lock:
+            self.closed = True
+            return list(self.results), self.report, self.error
+
+
+def could_not_run(error: Exception) -> Localized:
+    """Why the checks could not run when a bug (the kit's, the dashboard's) stopped them."""
+    said = EveryLanguage().gettext(N_("the checks could not run: {error}"))
+    return Localized(in_every_language(said.format(error=f"{type(error).__name__}: {error}")))
+
+
+def drive(
+    progress: Progress, spec: str, store: str, database_url: str | None, check_timeout: float
+) -> None:
+    """The driver's thread: every check on the tree, each message worded in every language.
+
+    The hosts start from this thread, so any left when it ends die with it
+    (labs.checking.host's die_with_parent).
+    """
+    use_translations(EveryLanguage())  # in this thread's own context (see start_checks)
+    try:
+        report = run_checks(
+            spec,
+            store,
+            extra=True,
+            database_url=database_url,
+            on_result=progress.on_result,
+            on_start=progress.on_start,
+            launcher=progress.hosts,
+            check_timeout=check_timeout,
+        )
+    except RunStoppedError:
+        return
+    except Exception as error:  # a bug in the kit ends the run, as a visible error
+        progress.failed(error)
+        return
+    progress.ended(report)
+
+
+def host_launcher() -> ExecLauncher:
+    """Execs each host from the repository's root, in the dashboard's environment less MOCK
+    (the store is the one asked for, never MOCK's)."""
+    environ = {name: value for name, value in os.environ.items() if name != "MOCK"}
+    return ExecLauncher(env=environ, cwd=REPO_ROOT)
 
 
 def start_checks(
@@ -134,39 +208,41 @@ def start_checks(
     *,
     database_url: str | None,
     timeout: float,
-    output_limit: int = KEPT_OUTPUT,
     on_end: Callable[[], None] = lambda: None,
     check_timeout: float = CHECK_TIMEOUT,
 ) -> CheckRun:
-    """Start every check on a tree in a child process; rows fill in as checks finish.
+    """Start every check on a tree; rows fill in as checks finish.
 
-    The child is killed after timeout seconds; a check that takes more than check_timeout
-    seconds fails (with where it was stuck) and the others still run. on_end is called
-    once the run has finished, whatever ended it.
+    The run's hosts are killed after timeout seconds; a check that takes more than
+    check_timeout seconds fails (with where it was stuck) and the others still run.
+    on_end is called once the run has finished, whatever ended it.
     """
-    env = dict(os.environ)
-    env.pop("MOCK", None)
-    if database_url:
-        env["DATABASE_URL"] = database_url
+    hosts = RunHosts(host_launcher())
     run = CheckRun(
         tree,
         store,
-        build_rows([], running=True),
+        build_rows([], started=False, running=True),
         started_at=datetime.now().strftime("%H:%M:%S"),
         running=True,
+        _hosts=hosts,
     )
+    progress = Progress(run, hosts)
+
+    def in_own_context() -> None:
+        # A copy of this new thread's context, which holds none of the request's: the
+        # translations chosen in it stay there.
+        contextvars.copy_context().run(drive, progress, spec, store, database_url, check_timeout)
 
     def watch() -> None:
         try:
-            _watch(run, spec, env, (timeout, check_timeout), output_limit)
-        except Exception as error:  # a bug here must still end the run, as a visible error
-            if run._child is not None:
-                run._child.kill()
-            said = Sentence(
-                N_("the dashboard lost track of the check process: %(error)s"),
-                error=Verbatim(f"{type(error).__name__}: {error}"),
+            driver = threading.Thread(
+                target=in_own_context, daemon=True, name=f"checks-driver-{tree}-{store}"
             )
-            run.rows, run.error = final_rows([], said)
+            driver.start()
+            _watch(run, progress, driver, timeout)
+        except Exception as error:  # a bug here must still end the run, as a visible error
+            hosts.stop()
+            run.rows, run.error = final_rows([], None, could_not_run(error))
             run.finished_at = datetime.now().strftime("%H:%M:%S")
             raise
         finally:
@@ -181,57 +257,28 @@ def start_checks(
     return run
 
 
-def _watch(
-    run: CheckRun, spec: str, env: dict[str, str], timeouts: tuple[float, float], limit: int
-) -> None:
-    """The run's thread: start the child, show each result as it lands, end the run."""
-    timeout, check_timeout = timeouts
+def _watch(run: CheckRun, progress: Progress, driver: threading.Thread, timeout: float) -> None:
+    """The run's thread: wait for the driver within the time limit, then end the run."""
     started = time.perf_counter()
-    lines: list[dict[str, Any]] = []
-    stopped = Sentence()  # why the dashboard stopped the child, or nothing
-    with tempfile.TemporaryDirectory(prefix="lab-checks-") as folder:
-        report = ReportTail(Path(folder) / "report.jsonl")
-        try:
-            child = Child(
-                check_command(spec, run.store, report.path, check_timeout),
-                cwd=REPO_ROOT,
-                env=env,
-                output_limit=limit,
-            )
-        except OSError as error:
+    stopped = Sentence()  # why the dashboard stopped the run, or nothing
+    while driver.is_alive() and not run._stopping:
+        left = timeout - (time.perf_counter() - started)
+        if left <= 0:
             stopped = Sentence(
-                N_("the check process could not start: %(error)s"), error=Verbatim(str(error))
+                N_(
+                    "timed out after %(seconds)s s and was stopped: "
+                    "an infinite loop, or a wait that never ends?"
+                ),
+                seconds=f"{timeout:g}",
             )
-        else:
-            run._child = child
-            code = None
-            while code is None:
-                code = child.wait(POLL)
-                fresh = report.read()
-                if fresh:
-                    lines += fresh
-                    run.rows = build_rows(lines, running=True)
-                if code is None and time.perf_counter() - started > timeout:
-                    child.kill()
-                    stopped = Sentence(
-                        N_(
-                            "timed out after %(seconds)s s and was stopped: "
-                            "an infinite loop, or a wait that never ends?"
-                        ),
-                        seconds=f"{timeout:g}",
-                    )
-                    break
-            child.finish()
-            lines += report.read()
-            if run._stopping and not stopped:
-                stopped = Sentence(N_("stopped: the dashboard was shutting down"))
-            elif code not in (0, 1, None):
-                output = clean_text(child.stderr.text(), keep_newlines=True).strip()
-                stopped = Sentence(
-                    N_("the check process stopped with exit code %(code)s: %(said)s"),
-                    code=code,
-                    said=Verbatim(output) if output else Sentence(N_("(no output)")),
-                )
-    run.rows, run.error = final_rows(lines, stopped)
+            break
+        driver.join(min(left, 0.1))
+    if driver.is_alive():
+        progress.hosts.stop()
+        driver.join(STOP_GRACE)
+    results, report, error = progress.close()
+    if run._stopping and not stopped:
+        stopped = Sentence(N_("stopped: the dashboard was shutting down"))
+    run.rows, run.error = final_rows(results, report, stopped or error)
     run.seconds = time.perf_counter() - started
     run.finished_at = datetime.now().strftime("%H:%M:%S")

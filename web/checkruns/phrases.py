@@ -2,9 +2,11 @@
 
 The checks word their failures with the kit's `_()` and `str.format` as they
 happen, in one language. The dashboard shows one run to pages in English and
-in Chinese alike, so its check process words each sentence in every language
-of the lab at the moment it is written: `_()` there returns a Phrase, an
-English str that also holds its wording in every other language, and whose
+in Chinese alike, so the thread that drives its checks words each sentence in
+every language of the lab at the moment it is written (EveryLanguage, chosen
+for that thread's context alone with labs.term.i18n.use_translations): `_()`
+there returns a Phrase, an English str that also holds its wording in every
+other language, and whose
 `format` and `+` keep all of them. A value that is not a Phrase (a run id,
 what the tree said) goes into every language as it is.
 """

@@ -1,37 +1,26 @@
-"""The rows of the checks view, from the lines the check process writes to its report.
+"""The rows of the checks view, from the results of a check run as they come.
 
-`python -m labs check --report FILE` appends one JSON line per finished
-check, flushed at once, then a summary line. ReportTail reads the lines
-completed so far; build_rows shows a run still going, final_rows a run
-that ended (however it ended).
+run_checks hands each CheckResult over as its check finishes, its texts
+worded in every language (phrases.py). build_rows shows a run still going,
+final_rows a run that ended (however it ended).
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
-from typing import Any
 
-from labs.checking.api import (
-    CHECKS,
-    EXTRA_CHECKS,
-    CheckResult,
-    Event,
-    Hint,
-    LineType,
-    result_from_json,
-)
+from labs.checking.api import CHECKS, EXTRA_CHECKS, CheckResult, Event, Report
 from labs.term.i18n import N_
 from labs.term.layout import VERDICTS
 
-from ..i18n import Localized, Sentence, Verbatim, _, localized
+from ..i18n import Localized, Sentence, _
 from ..rendering.sequence import Diagram, draw_sequence
-from .check_process import STARTED
+from .phrases import in_every_language
 
-# Every check the child will run, in its order: the six, then the extras. Their titles are
-# the English msgids (the page translates them); a finished check's title is the child's.
+# Every check a run runs, in its order: the six, then the extras. Their titles are the
+# English msgids (the page translates them); a finished check's title is its result's.
 PLANNED: list[tuple[str, int | None, str]] = [(c.key, c.number, c.title) for c in CHECKS] + [
     (c.key, c.number, c.title) for c in EXTRA_CHECKS
 ]
@@ -40,8 +29,8 @@ PLANNED: list[tuple[str, int | None, str]] = [(c.key, c.number, c.title) for c i
 class RowStatus(StrEnum):
     """A row's verdict, or while the run goes on, how far it has got to the row's check.
 
-    The first row is STARTING until the child says its check began (the child's
-    interpreter, and the tree's host, take about a second to start).
+    The first row is STARTING until its check began (the tree's host takes about
+    a second to start).
     """
 
     PASS = "pass"
@@ -72,10 +61,10 @@ class CheckRow:
 
     result: CheckResult
     status: RowStatus
-    # The child's words (in every language: check_process.py), or why there is no verdict.
+    # The check's words (in every language: phrases.py), or why there is no verdict.
     message: str | Sentence | Localized = ""
     hint: str | Localized = ""
-    reported: bool = False  # whether the result is the one the check's report line gave
+    reported: bool = False  # whether the result is the check's own (it finished)
 
     @property
     def key(self) -> str:
@@ -99,7 +88,7 @@ class CheckRow:
 
     @property
     def duration_ms(self) -> float | None:
-        """How long the check took, once it has its report line."""
+        """How long the check took, once it finished."""
         return self.result.duration_ms if self.reported else None
 
     @property
@@ -121,44 +110,16 @@ class CheckRow:
         return draw_sequence([e.as_dict() for e in self.events]) if self.events else None
 
 
-class ReportTail:
-    """The report's complete lines, read as the child appends them."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._offset = 0
-        self._partial = b""
-
-    def read(self) -> list[dict[str, Any]]:
-        """The lines completed since the last read; a line still being written waits."""
-        try:
-            with self.path.open("rb") as file:
-                file.seek(self._offset)
-                data = file.read()
-        except FileNotFoundError:  # the child has not opened it yet
-            return []
-        self._offset += len(data)
-        *complete, self._partial = (self._partial + data).split(b"\n")
-        entries = []
-        for line in complete:
-            try:
-                entries.append(json.loads(line))
-            except json.JSONDecodeError:  # not the report's: skip it, keep the rest
-                continue
-        return entries
-
-
-def build_rows(lines: list[dict[str, Any]], *, running: bool) -> list[CheckRow]:
-    """The rows of a run still going: finished checks, the one running (or, before the child
+def build_rows(results: Sequence[CheckResult], *, started: bool, running: bool) -> list[CheckRow]:
+    """The rows of a run still going: finished checks, the one running (or, before the run
     has begun its first check, starting), the ones waiting."""
-    results = {e["key"]: e for e in lines if e.get("type") == LineType.RESULT}
-    started = {e.get("key") for e in lines if e.get("type") == STARTED}
+    finished = {result.key: result for result in results}
     rows: list[CheckRow] = []
     for planned in PLANNED:
         check = CheckResult(*planned)
-        entry = results.get(check.key)
-        if entry is not None:
-            rows.append(_row_from(entry))
+        result = finished.get(check.key)
+        if result is not None:
+            rows.append(row_of(result))
         elif running and all(r.status in FINISHED for r in rows):
             # Between two checks the next one counts as running: only the first one starts.
             rows.append(CheckRow(check, RowStatus.RUNNING if started else RowStatus.STARTING))
@@ -168,29 +129,27 @@ def build_rows(lines: list[dict[str, Any]], *, running: bool) -> list[CheckRow]:
 
 
 def final_rows(
-    lines: list[dict[str, Any]], stopped: Sentence
+    results: Sequence[CheckResult], report: Report | None, stopped: Sentence | Localized
 ) -> tuple[list[CheckRow], str | Sentence | Localized]:
     """The rows of an ended run, and why it could not finish ('' if it did).
 
-    Checks the child never finished become failed rows; stopped says why it was stopped.
-    The reason is shown once, above the rows: only a check stopped while it ran (its
-    time ran out, its process died) says it in its own row too.
+    report is what run_checks returned (None if it never returned); stopped says why
+    the run was stopped (its time ran out, the dashboard shut down, a bug). Checks that
+    never finished become failed rows. The reason is shown once, above the rows: only
+    the check stopped while it ran says it in its own row too.
     """
-    results = {e["key"]: e for e in lines if e.get("type") == LineType.RESULT}
-    summary = next((e for e in lines if e.get("type") == LineType.REPORT), None)
-    error: str | Sentence | Localized = (
-        stopped
-        or reported_error(summary or {})
-        or ("" if summary else Sentence(N_("the check process wrote no report")))
+    finished = {result.key: result for result in results}
+    error: str | Sentence | Localized = stopped or (
+        reported_error(report) if report is not None else ""
     )
     rows: list[CheckRow] = []
     blamed = False
     above = Sentence(N_("not run: the reason is above the rows")) if error else ""
     for planned in PLANNED:
         check = CheckResult(*planned)
-        entry = results.get(check.key)
-        if entry is not None:
-            rows.append(_row_from(entry))
+        result = finished.get(check.key)
+        if result is not None:
+            rows.append(row_of(result))
         elif not blamed and error:
             # The first check without a result is the one that hung, crashed or never began.
             rows.append(CheckRow(check, RowStatus.FAIL, stopped or above))
@@ -201,50 +160,41 @@ def final_rows(
     return rows, error
 
 
-def reported_error(summary: dict[str, Any]) -> str | Localized:
-    """Why the checks could not run, as the summary line says it (in every language)."""
-    if "texts" in summary:
-        return localized(summary["texts"], "error")
-    return str(summary.get("error", ""))
+def in_each_language(text: object) -> Localized:
+    """A text run_checks wrote (a Phrase, or plain text), shown in the page's language."""
+    return Localized(in_every_language(text))
 
 
-def expected_and_got(entry: dict[str, Any]) -> str | Sentence:
-    """The failure's expected and got lines, in the page's language.
-
-    A report line without its texts in every language (`labs check --report`'s) shows
-    its message as the child wrote it.
-    """
-    message = entry.get("message")
-    if "texts" in entry or not isinstance(message, str) or not message:
-        texts = entry.get("texts")
-        return Sentence(
-            N_("expected: %(expected)s\ngot:      %(got)s"),
-            expected=localized(texts, "expected")
-            if texts
-            else Verbatim(str(entry.get("expected", ""))),
-            got=localized(texts, "got") if texts else Verbatim(str(entry.get("got", ""))),
-        )
-    lines = message.split("\n")
-    return "\n".join(lines[:-1] if entry.get("hint") else lines)  # the hint is shown apart
+def reported_error(report: Report) -> Localized:
+    """Why the checks could not run, as the report says it (in every language)."""
+    return in_each_language(report.error)
 
 
-def hint_of(entry: dict[str, Any], hint: Hint | None) -> str | Localized:
+def expected_and_got(result: CheckResult) -> Sentence:
+    """The failure's expected and got lines, in the page's language."""
+    return Sentence(
+        N_("expected: %(expected)s\ngot:      %(got)s"),
+        expected=in_each_language(result.expected),
+        got=in_each_language(result.got),
+    )
+
+
+def hint_of(result: CheckResult) -> str | Localized:
     """Where to edit, and what the tree's marker (or the check) says there."""
+    hint = result.hint
     if hint is None:
         return ""
-    if "texts" not in entry:
-        return str(hint)
-    said = localized(entry["texts"], "hint")
     where = f"{hint.path}:{hint.line}"
-    return Localized({lang: f"{where}  {text}".strip() for lang, text in said.texts.items()})
+    said = in_every_language(hint.text)
+    return Localized({lang: f"{where}  {text}".strip() for lang, text in said.items()})
 
 
-def _row_from(entry: dict[str, Any]) -> CheckRow:
-    result = result_from_json(entry)
+def row_of(result: CheckResult) -> CheckRow:
+    """The row of a finished check."""
     return CheckRow(
         result,
         RowStatus.PASS if result.passed else RowStatus.FAIL,
-        message="" if result.passed else expected_and_got(entry),
-        hint=hint_of(entry, result.hint),
+        message="" if result.passed else expected_and_got(result),
+        hint=hint_of(result),
         reported=True,
     )

@@ -1,6 +1,6 @@
 """The checks view: run the six (and the extras) on a tree and a store, see every trace.
 
-The rows fill in while the child process runs. The page polls a small status
+The rows fill in while the checks run. The page polls a small status
 answer: nothing (204) while no row changed, else the rows that did and the
 summary, swapped in out of band, so a row the reader opened stays open and
 the live region stays in place. A row's diagram is fetched when it is opened.
@@ -97,7 +97,7 @@ def run_page() -> Response:
 
 @bp.post("/run")
 def run() -> Response:
-    """Start the checks in a child process; the answer shows the rows as they arrive.
+    """Start the checks; the answer shows the rows as they arrive.
 
     One check run at a time: while one goes on, another is a 409 saying so. The
     address bar is left at the page of this tree and store, never at /checks/run,
@@ -120,7 +120,6 @@ def run() -> Response:
         database_url=the_lab.database_url,
         timeout=the_lab.check_timeout,
         check_timeout=the_lab.check_each_timeout,
-        output_limit=the_lab.check_output_limit,
         on_end=lambda: the_lab.jobs.release("checks"),
     )
     page_url = url_for("checks.page", tree=tree, store=store)
