@@ -26,6 +26,7 @@ from pathlib import Path
 from alembic import context
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
+from psycopg2.errorcodes import UNIQUE_VIOLATION
 from sqlalchemy import MetaData, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -166,11 +167,12 @@ def first_line(error: Exception) -> str:
 
 def duplicates_in_the_way(tree: str, error: IntegrityError) -> CommandError:
     """A unique constraint that cannot be built because stored rows already repeat a key."""
-    detail = getattr(error.orig, "pgerror", None) or str(error.orig)
-    duplicated = next((line for line in detail.splitlines() if "is duplicated" in line), "")
+    diagnostics = getattr(error.orig, "diag", None)
+    # Postgres's detail names the key and the value stored twice: Key (...)=(...) is duplicated.
+    duplicated = getattr(diagnostics, "message_detail", None) or ""
     return CommandError(
         f"the migration stopped: {first_line(error)}"
-        + (f" ({duplicated.strip()})" if duplicated else "")
+        + (f" ({duplicated.strip().rstrip('.')})" if duplicated else "")
         + ". Rows stored by earlier runs, before the constraint existed, are in the way. "
         f"On a lab database start over with `alembic -x tree={tree} downgrade base` and then "
         f'`alembic -x tree={tree} upgrade head` (README, "On Postgres")'
@@ -197,7 +199,9 @@ def run_guarded(tree: str, url: str, schema: str, metadata: MetaData) -> None:
     try:
         run_online(url, schema, metadata)
     except IntegrityError as error:
-        if "is duplicated" in str(error.orig) or "could not create unique index" in str(error.orig):
+        # Told by its SQLSTATE, never by its words: a server may word its messages in the
+        # language of its lc_messages.
+        if getattr(error.orig, "pgcode", None) == UNIQUE_VIOLATION:
             raise duplicates_in_the_way(tree, error) from None
         raise CommandError(
             f"the migration stopped: {first_line(error)}. Stored rows break a rule the "
