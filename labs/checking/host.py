@@ -82,7 +82,7 @@ def die_with_parent() -> None:
     pipe, so without this it would outlive its driver. Linux sends the signal
     when the thread that started the host ends, so a threaded program starts
     its hosts from a thread that lives as long as they should (the dashboard's
-    web/tree_link.py does). Elsewhere: a no-op.
+    web/workbench/tree_link.py does). Elsewhere: a no-op.
     """
     if not sys.platform.startswith("linux"):
         return

@@ -3,7 +3,7 @@
 `labs grade` writes one folder per submission beside the class table
 (submissions/<name>/, the name in plain ASCII), and the pytest entry writes
 the JUnit file when given `--junit PATH`. Every file is made from the Grade
-and written by the kit's one writer (labs/checking/results.py, by way of
+and written by the kit's one writer (labs/checking/results_json.py, by way of
 grading/outputs.py). Texts in a grade were cleaned of control characters
 where they came from the learner's process; the XML also drops what XML 1.0
 cannot hold, and the Markdown fences each message so that no text can end its
