@@ -47,5 +47,7 @@ def test_each_answer_gets_one_verdict_in_ten_runs(tmp_path: Path, answer: Answer
             report = run_checks(str(tree), seed=seed, launcher=ForkLauncher())
         failed = {r.number for r in report.results if not r.passed and r.number is not None}
         if failed != set(answer.memory_fails):
-            differing.append((seed, start.isoformat(), sorted(failed), report.error))
+            # Each failed check's expected and got, so a rare difference can be told apart.
+            why = [(r.number, r.expected, r.got) for r in report.results if not r.passed]
+            differing.append((seed, start.isoformat(), sorted(failed), report.error, why))
     assert differing == []
