@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from labs.commands.cli import LabArgumentParser, argparse_speaks_lab_language
+from labs.commands.api import LabArgumentParser, argparse_speaks_lab_language
 from labs.term.i18n import _
 from labs.version import version_text
 

@@ -46,7 +46,7 @@ class Lab:
             abort(
                 404,
                 _(
-                    "no tree named %(name)s: choose one of %(choices)s",
+                    "no tree named {name}: choose one of {choices}",
                     name=repr(name),
                     choices=", ".join(self.trees),
                 ),

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from labs.trees.finding import REPO_ROOT
+from labs.trees.api import REPO_ROOT
 
 COMMAND = "python -m web.screenshots"
 MANIFEST = Path("docs/screenshots.json")

@@ -1,71 +1,89 @@
-"""The learner-facing texts of this package, read from the TOML files beside it.
+"""The learner-facing texts of this package, kept in the TOML files beside it.
 
-English is `<name>.toml`. A translation is `<name>.<language>.toml` (say
-`questions.zh_CN.toml`) holding the same keys; whatever it leaves out is
-read from the English file, so a partial translation still shows every text.
-Entries of a list of tables (`[[question]]`, `[[item]]`) are matched by id.
+Each `<name>.toml` holds a command's texts in English, in the shape the code
+reads them (labels, questions, checklist items). Every text in it is a gettext
+message (labs/locale, like every other sentence of the lab), looked up in the
+context `review:<name>`, so the same words elsewhere may be translated
+otherwise: `pybabel extract` reads them with extract() below, and load()
+translates them into the language in use. A text with no translation yet is
+shown in English.
+
+Not every string is a text: ids, and the lists that name code or verifications
+(a hint's `places`, a checklist item's `verify`), stay as written. Of the lists,
+only a question's `key_points` are words for the reader.
 """
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import re
 import tomllib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from labs.term.columns import wrap
-from labs.term.i18n import ENGLISH, current
+from labs.term.i18n import pgettext, translation
 
 HERE = Path(__file__).resolve().parent
-# The language of the request being served, set by the dashboard; unset in the terminal.
-REQUEST_LANGUAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "request_language", default=None
-)
+# The lists whose strings are words for the reader; every other list names code or data.
+TEXT_LISTS = frozenset({"key_points"})
 
 
-def current_language() -> str:
-    """The request's language in the dashboard, else the process's (labs.term.i18n's choice)."""
-    if REQUEST_LANGUAGE.get():
-        return str(REQUEST_LANGUAGE.get())
-    return str(current())
+def context(name: str) -> str:
+    """The gettext context of <name>.toml's texts."""
+    return f"review:{name}"
 
 
+@functools.cache
 def read(path: Path) -> dict[str, Any]:
-    """One TOML file, parsed."""
+    """One TOML file, parsed (once: the files ship with the kit and do not change)."""
     with path.open("rb") as file:
         return tomllib.load(file)
 
 
-def merged(english: Any, translated: Any) -> Any:
-    """The translated value where there is one, the English one elsewhere."""
-    if isinstance(english, dict) and isinstance(translated, dict):
-        return {key: merged(value, translated.get(key)) for key, value in english.items()}
-    if isinstance(english, list) and isinstance(translated, list):
-        by_id = {entry.get("id"): entry for entry in translated if isinstance(entry, dict)}
-        return [
-            merged(entry, by_id.get(entry.get("id"))) if isinstance(entry, dict) else entry
-            for entry in english
-        ]
-    if translated is None or type(translated) is not type(english):
-        return english
-    return translated
+def translated(value: Any, translate: Callable[[str], str], key: str | None = None) -> Any:
+    """value with each of its texts passed through translate; ids and names as they are."""
+    if isinstance(value, dict):
+        return {name: translated(entry, translate, name) for name, entry in value.items()}
+    if isinstance(value, list):
+        if value and all(isinstance(entry, dict) for entry in value):
+            return [translated(entry, translate) for entry in value]
+        return [translated(entry, translate) for entry in value] if key in TEXT_LISTS else value
+    if isinstance(value, str) and key != "id":
+        return translate(value)
+    return value
 
 
 def load(name: str, language: str | None = None) -> dict[str, Any]:
-    """The texts of <name>.toml in a language (default: the lab's current one)."""
-    return _load(HERE, name, language or current_language())
-
-
-@functools.cache
-def _load(folder: Path, name: str, language: str) -> dict[str, Any]:
-    english = read(folder / f"{name}.toml")
-    translation = folder / f"{name}.{language}.toml"
-    if language == ENGLISH or not translation.is_file():
-        return english
-    result: dict[str, Any] = merged(english, read(translation))
+    """The texts of <name>.toml in a language (default: the one in use here)."""
+    if language is None:
+        look_up = functools.partial(pgettext, context(name))
+    else:
+        look_up = functools.partial(translation(language).pgettext, context(name))
+    result: dict[str, Any] = translated(read(HERE / f"{name}.toml"), look_up)
     return result
+
+
+def texts(data: dict[str, Any]) -> list[str]:
+    """Every text of a parsed TOML file, once each, in the file's order."""
+    found: dict[str, None] = {}  # a dict keeps the first place of each
+
+    def note(text: str) -> str:
+        found[text] = None
+        return text
+
+    translated(data, note)
+    return list(found)
+
+
+def extract(
+    fileobj: IO[bytes], keywords: object, comment_tags: object, options: object
+) -> Iterator[tuple[int, str, tuple[str, str], list[str]]]:
+    """Babel's extractor for these TOML files (babel.cfg): each text, in its file's context."""
+    name = Path(str(getattr(fileobj, "name", ""))).name.removesuffix(".toml")
+    for text in texts(tomllib.load(fileobj)):
+        yield 0, "pgettext", (context(name), text), []
 
 
 def message(section: str, key: str, **values: object) -> str:

@@ -1,19 +1,25 @@
 """The learner's language: English as written, Simplified Chinese from a gettext catalog.
 
 Every sentence a learner reads is written in English in the code and looked up
-in `labs/locale/<catalog>/LC_MESSAGES/lab.mo` when another language is chosen.
-The choice comes from `--lang`, then `LAB_LANG`, then the usual locale
-variables (`LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG`); the dashboard uses the
-browser's Accept-Language instead (see web/i18n.py).
+in `labs/locale/<catalog>/LC_MESSAGES/lab.mo` when another language is chosen:
+the terminal's, the dashboard's and the review's texts alike, with `{name}`
+placeholders filled by str.format. The choice comes from `--lang`, then
+`LAB_LANG`, then the usual locale variables (`LANGUAGE`, `LC_ALL`,
+`LC_MESSAGES`, `LANG`); the dashboard uses the browser's Accept-Language
+instead (see web/i18n.py).
 
 Lines that programs read (the closing `N passed, N failed`, results.json) stay
 in English whatever the language: graders and CI parse them.
 
-The language is the process's: use() sets it for every thread. One thread
-(or task) may look its messages up elsewhere with use_translations(), which
-holds for its own context alone (a contextvars.ContextVar): the dashboard's
-check run words its results in every language at once while the rest of the
-dashboard speaks its own.
+The language is the process's: use() sets it for every thread. One context (a
+thread, a task, a page being made) may speak another with speak(), which holds
+for that context alone (a contextvars.ContextVar) until stop_speaking(): each
+dashboard page speaks its reader's language, and the dashboard's check run
+words its results in every language at once (use_translations), while the
+rest of the process speaks its own.
+
+A sentence kept to be shown later, perhaps in another language, is a Message:
+its English msgid and its values, worded when it is shown.
 """
 
 from __future__ import annotations
@@ -29,8 +35,8 @@ DOMAIN = "lab"
 ENGLISH = "en"
 CHINESE = "zh_CN"
 LANGUAGES = (ENGLISH, CHINESE)
-# Each language's catalog folder in labs/locale, named as Babel names the locale (zh_CN is
-# Simplified Chinese, zh_Hans_CN in full), so the dashboard's Flask-Babel finds it too.
+# Each language's catalog folder in labs/locale, named as Babel (pybabel) names the locale: zh_CN
+# is Simplified Chinese, zh_Hans_CN in full.
 CATALOGS = {CHINESE: "zh_Hans_CN"}
 
 # The variables that name a locale, most specific first, as gettext reads them.
@@ -76,11 +82,12 @@ def translation(language: str) -> gettext.NullTranslations:
 
 _process_translations: gettext.NullTranslations = translation(choose())
 _active_language: str = choose()
-# Translations chosen for one context (a thread, or a context it runs code in); None: the
-# process's. A new thread starts with none chosen, whatever the thread that started it chose.
-_context_translations: contextvars.ContextVar[gettext.NullTranslations | None] = (
+# The language and translations chosen for one context (a thread, a page being made); None:
+# the process's. A new thread starts with none chosen, whatever the thread that started it chose.
+_context_translations: contextvars.ContextVar[tuple[str, gettext.NullTranslations] | None] = (
     contextvars.ContextVar("translations", default=None)
 )
+Chosen = contextvars.Token[tuple[str, gettext.NullTranslations] | None]
 
 
 def use(language: str) -> None:
@@ -94,26 +101,40 @@ def use(language: str) -> None:
     os.environ["LAB_LANG"] = language  # the check processes a command starts speak it too
 
 
-def use_translations(translations: gettext.NullTranslations) -> None:
+def use_translations(translations: gettext.NullTranslations, language: str = ENGLISH) -> Chosen:
     """Look every message up in translations from now on, in the current context only.
 
     The rest of the process (other threads, other contexts) keeps the process's
     language. The dashboard's check run calls it in a context of its own
     (contextvars.copy_context().run) to word each message in every language at
-    once (web/checkruns/phrases.py).
+    once (web/checkruns/phrases.py); language is what current() says meanwhile.
     """
-    _context_translations.set(translations)
+    return _context_translations.set((language, translations))
+
+
+def speak(language: str) -> Chosen:
+    """Speak language in the current context only (a page being made), until stop_speaking."""
+    return use_translations(translation(language), language)
+
+
+def stop_speaking(chosen: Chosen) -> None:
+    """The current context speaks what it spoke before speak() (or use_translations) again."""
+    try:
+        _context_translations.reset(chosen)
+    except ValueError:  # chosen in another context: this one speaks the process's language
+        _context_translations.set(None)
 
 
 def _active() -> gettext.NullTranslations:
     """The translations of the current context, else the process's."""
     chosen = _context_translations.get()
-    return _process_translations if chosen is None else chosen
+    return _process_translations if chosen is None else chosen[1]
 
 
 def current() -> str:
-    """The language in use."""
-    return _active_language
+    """The language in use here: the current context's, else the process's."""
+    chosen = _context_translations.get()
+    return _active_language if chosen is None else chosen[0]
 
 
 def _(message: str) -> str:
@@ -129,3 +150,38 @@ def N_(message: str) -> str:
 def ngettext(singular: str, plural: str, count: int) -> str:
     """Translate a message whose wording depends on a count."""
     return _active().ngettext(singular, plural, count)
+
+
+def pgettext(context: str, message: str) -> str:
+    """Translate a message that context tells apart from the same words elsewhere."""
+    return _active().pgettext(context, message)
+
+
+class Message:
+    """A sentence kept as data and worded when it is shown, in the language in use then.
+
+    message is the English msgid, marked with N_() where it is written so the
+    catalog has it; values fill its {name} placeholders, each worded too when
+    it is a Message itself.
+    """
+
+    def __init__(self, message: str = "", **values: object) -> None:
+        self.message = message
+        self.values = values
+
+    def __bool__(self) -> bool:
+        """False for the empty message: nothing to say."""
+        return bool(self.message)
+
+    def __str__(self) -> str:
+        """The sentence as plain text in the language in use."""
+        if not self.message:
+            return ""
+        words = _(self.message)
+        if not self.values:
+            return words
+        return words.format(**{name: str(value) for name, value in self.values.items()})
+
+    def __repr__(self) -> str:
+        """How a test or a debugger shows it."""
+        return f"{type(self).__name__}({self.message!r}, **{self.values!r})"

@@ -5,7 +5,7 @@ and its packages stand in layers, each importing only those below it."""
 from __future__ import annotations
 
 from labs.trees.finding import REPO_ROOT
-from tests.support.imports import cycles, import_graph, package_of, upward_imports
+from tests.support.imports import cycles, import_graph, package_of, reaches_into, upward_imports
 
 LABS = REPO_ROOT / "labs"
 # The kit's packages from the bottom up; a package imports only those before it in this order.
@@ -22,6 +22,14 @@ LAYERS = (
     ("commands", "__main__", "web"),
 )
 ORDER = [package for layer in LAYERS for package in layer]
+# The dashboard uses each package of the kit through its public face: the package itself, its
+# api module, and these. The text layer's modules are all public: every package speaks with them.
+PUBLIC = {
+    "labs.term.i18n",
+    "labs.term.columns",
+    "labs.term.layout",
+    "labs.term.keys",
+}
 
 
 def test_the_graph_sees_imports_at_the_top_in_functions_and_for_typing() -> None:
@@ -73,3 +81,21 @@ def test_the_text_layer_imports_nothing_else_of_the_kit() -> None:
     graph = import_graph(LABS)
     arrows = {t for m, targets in graph.items() if package_of(m) == "term" for t in targets}
     assert {package_of(t) for t in arrows} <= {"term"}
+
+
+def test_the_dashboard_uses_only_what_the_kits_packages_export() -> None:
+    """web/ imports a package of the kit, its api module or the text layer, never the modules
+    behind them, so those can be split or renamed without the dashboard noticing."""
+    graph = import_graph(LABS, REPO_ROOT / "web")
+    assert reaches_into(graph, "web", PUBLIC) == []
+
+
+def test_the_public_face_rule_names_an_import_of_a_packages_inner_module() -> None:
+    """An import of a module behind a package's api is named; the api, the package, the text
+    layer and the dashboard's own modules are not."""
+    graph = {
+        "web.views.checks": {"labs.checking.runner", "labs.checking.api", "web.i18n"},
+        "web.i18n": {"labs.term.i18n", "labs.lesson", "labs.version"},
+        "labs.checking.api": {"labs.checking.runner"},
+    }
+    assert reaches_into(graph, "web", PUBLIC) == [("web.views.checks", "labs.checking.runner")]

@@ -13,6 +13,7 @@ import wcwidth
 
 from labs.checking.checks import CHECKS
 from labs.review import hints, state, texts
+from labs.term import i18n
 from labs.trees.finding import REPO_ROOT, tree_root
 from labs.trees.regions import copy_tree, regions_in
 from tests.support.solved import apply_solution
@@ -190,7 +191,7 @@ def test_every_hint_line_fits_the_terminal_and_keeps_its_places_whole(
     tree: Path, language: str, width: int
 ) -> None:
     """Heading, prose, places and the last line all wrap at the width; no file:line is cut."""
-    token = texts.REQUEST_LANGUAGE.set(language)
+    chosen = i18n.speak(language)
     try:
         for number, tier in [(n, t) for n in range(1, 7) for t in hints.TIERS]:
             text = "\n".join(hints.hint_lines(tree, number, tier, TITLES[number], width=width))
@@ -199,7 +200,7 @@ def test_every_hint_line_fits_the_terminal_and_keeps_its_places_whole(
             for place in hints.places(tree, number):
                 assert f"{place.path}:{place.line}" in text
     finally:
-        texts.REQUEST_LANGUAGE.reset(token)
+        i18n.stop_speaking(chosen)
 
 
 def test_labs_hint_wraps_at_the_terminals_columns(tree: Path) -> None:

@@ -221,26 +221,31 @@ def test_answers_saved_at_the_same_time_are_all_kept() -> None:
 
 
 def test_a_partial_translation_falls_back_to_english_text_by_text(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A questions.<lang>.toml with one question translated shows it, and English elsewhere."""
+    """A catalog with one question and one label translated shows them, and English elsewhere."""
+    import gettext
+
     from labs.review import texts
 
     english = texts.load("questions", "en")
-    (tmp_path / "questions.toml").write_bytes((texts.HERE / "questions.toml").read_bytes())
-    (tmp_path / "questions.xx.toml").write_text(
-        '[labels]\nreveal = "REVEAL"\n\n[[question]]\nid = "keys"\nquestion = "KEYS?"\n',
-        encoding="utf-8",
-    )
-    monkeypatch.setattr(texts, "HERE", tmp_path)
+    keys = next(q for q in english["question"] if q["id"] == "keys")
+    known = {
+        (texts.context("questions"), english["labels"]["reveal"]): "REVEAL",
+        (texts.context("questions"), keys["question"]): "KEYS?",
+    }
+
+    class TwoTexts(gettext.NullTranslations):
+        def pgettext(self, context: str, message: str) -> str:
+            return known.get((context, message), message)
+
+    monkeypatch.setattr(texts, "translation", lambda language: TwoTexts())
     translated = texts.load("questions", "xx")
     assert translated["labels"]["reveal"] == "REVEAL"
     assert translated["labels"]["analysis"] == english["labels"]["analysis"]
     by_id = {q["id"]: q for q in translated["question"]}
     assert by_id["keys"]["question"] == "KEYS?"
-    assert by_id["keys"]["key_points"] == next(
-        q["key_points"] for q in english["question"] if q["id"] == "keys"
-    )
+    assert by_id["keys"]["key_points"] == keys["key_points"]
     assert [q["id"] for q in translated["question"]] == [q["id"] for q in english["question"]]
 
 

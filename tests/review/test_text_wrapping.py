@@ -3,38 +3,26 @@
 from __future__ import annotations
 
 import re
-import tomllib
-from collections.abc import Iterator
 
 import pytest
 import wcwidth
 
 from labs.review import texts
-from labs.trees.finding import REPO_ROOT
+from labs.term.i18n import CHINESE
 
-FOLDER = REPO_ROOT / "labs" / "review"
-CHINESE_FILES = sorted(FOLDER.glob("*.zh_CN.toml"))
+# The review's text files; their Chinese is the catalog's (labs/locale), looked up in context.
+TEXT_FILES = sorted(path.stem for path in texts.HERE.glob("*.toml"))
 # Two Chinese characters (or full-width punctuation) with a space between them.
 SPACE_IN_CHINESE = re.compile(r"[\u2e80-\uffef] [\u2e80-\uffef]")
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def prose(value: object) -> Iterator[str]:
-    """Every string in a parsed TOML document."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for inner in value.values():
-            yield from prose(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from prose(inner)
-
-
-@pytest.mark.parametrize("path", CHINESE_FILES, ids=lambda p: p.name)
-def test_chinese_paragraphs_fit_the_terminal_and_join_without_spaces(path: object) -> None:
+@pytest.mark.parametrize("name", TEXT_FILES)
+def test_chinese_paragraphs_fit_the_terminal_and_join_without_spaces(name: str) -> None:
     """A line break inside a Chinese sentence joins without a space; no line passes 78 columns."""
-    assert isinstance(path, type(FOLDER))
-    for text in prose(tomllib.loads(path.read_text(encoding="utf-8"))):
+    chinese = [text for text in texts.texts(texts.load(name, CHINESE)) if CJK.search(text)]
+    assert chinese, f"{name}.toml has no text in Chinese: the catalog was not read"
+    for text in chinese:
         shown = texts.paragraph(text, indent="  ")
         # Spaces the text itself puts between Chinese words stay; joining lines adds none.
         spaced = re.sub(r"[ \t]+", " ", text)  # runs of spaces become one, as in the output

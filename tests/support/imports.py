@@ -87,3 +87,22 @@ def upward_imports(graph: dict[str, set[str]], order: list[str]) -> list[tuple[s
             if rank.get(theirs, len(order)) >= rank.get(mine, -1):
                 found.append((module, target))
     return found
+
+
+def reaches_into(
+    graph: dict[str, set[str]], importer_package: str, public: set[str]
+) -> list[tuple[str, str]]:
+    """Each import (importer, imported) by a module of importer_package of another package's
+    module that is not its public face: the package itself (its __init__'s exports), its
+    api module, or a module named in public."""
+
+    def is_public(module: str) -> bool:
+        return module in public or module.count(".") == 1 or module.endswith(".api")
+
+    return sorted(
+        (importer, imported)
+        for importer, targets in graph.items()
+        if package_of(importer) == importer_package
+        for imported in targets
+        if package_of(imported) != importer_package and not is_public(imported)
+    )

@@ -28,15 +28,21 @@ MO_FILE = PO_FILE.with_suffix(".mo")
 PLACEHOLDER = re.compile(r"\{[a-z_]+(?::[^{}]*)?\}|%\([a-z_]+\)[sd]|%[sd]")
 
 
+def key(message: str, context: str | None) -> str:
+    """A message's key in a catalog: its msgid, after its context and gettext's EOT if it has
+    one (the review's texts are looked up in the context of their file)."""
+    return f"{context}\x04{message}" if context else message
+
+
 def extracted_messages() -> set[str]:
-    """The msgids that babel.cfg's extraction finds in the sources today."""
+    """The messages (key() above) that babel.cfg's extraction finds in the sources today."""
     with (ROOT / "babel.cfg").open(encoding="utf-8") as config:
         method_map, options_map = parse_mapping_cfg(config)  # type: ignore[no-untyped-call]
     found = set()
-    for _file, _line, message, _comments, _context in extract_from_dir(
+    for _file, _line, message, _comments, context in extract_from_dir(
         str(ROOT), method_map, options_map
     ):
-        found.add(message if isinstance(message, str) else message[0])
+        found.add(key(message if isinstance(message, str) else message[0], context))
     return found
 
 
@@ -52,7 +58,7 @@ def chinese_catalog() -> dict[str, str]:
         english = m.id if isinstance(m.id, str) else m.id[0]
         chinese = m.string if isinstance(m.string, str) else (m.string or [""])[0]
         if chinese:
-            found[str(english)] = str(chinese)
+            found[key(str(english), m.context)] = str(chinese)
     return found
 
 
@@ -124,58 +130,25 @@ def test_languages_the_lab_does_not_have_are_not_guessed(name: str) -> None:
     assert normalize(name) is None
 
 
-# The learner's texts kept as data (hints, review questions, checklist, messages) have their
-# translation beside them as <name>.zh_CN.toml; these keys are not prose and are not translated.
-NOT_PROSE = {"id", "core", "verify", "places"}
-TEXT_FILES = sorted(
-    p.stem for p in (ROOT / "labs" / "review").glob("*.toml") if p.stem.count(".") == 0
-)
+def test_the_review_texts_are_translated_and_their_ids_and_places_are_not() -> None:
+    """Each text of labs/review/*.toml reads in Chinese from the catalog; ids, a hint's places
+    and a checklist item's verifications name code and data, and stay as written."""
+    from labs.review import texts
 
-
-def prose(value: object, where: str = "") -> dict[str, str]:
-    """Every translatable string in a parsed TOML file, by its dotted path (list entries by id)."""
-    found: dict[str, str] = {}
-    if isinstance(value, str):
-        found[where] = value
-    elif isinstance(value, dict):
-        for key, inner in value.items():
-            if key not in NOT_PROSE:
-                found.update(prose(inner, f"{where}.{key}" if where else key))
-    elif isinstance(value, list):
-        for position, inner in enumerate(value):
-            name = inner.get("id", position) if isinstance(inner, dict) else position
-            found.update(prose(inner, f"{where}[{name}]"))
-    return found
-
-
-@pytest.mark.parametrize("name", TEXT_FILES)
-def test_every_text_file_has_every_entry_in_chinese(name: str) -> None:
-    """A hint, question or message added in English without its zh_CN text fails here."""
-    import tomllib
-
-    english = prose(tomllib.loads((ROOT / "labs" / "review" / f"{name}.toml").read_text()))
-    chinese_file = ROOT / "labs" / "review" / f"{name}.{CHINESE}.toml"
-    chinese = prose(tomllib.loads(chinese_file.read_text())) if chinese_file.exists() else {}
-    missing = sorted(english.keys() - chinese.keys())
-    assert not missing, f"{chinese_file.name} lacks: {', '.join(missing)}"
-    untranslated = sorted(k for k in english if chinese[k] == english[k] and english[k].strip())
-    assert not untranslated, f"{chinese_file.name} repeats the English of: {untranslated}"
-    stray = sorted(chinese.keys() - english.keys())
-    assert not stray, f"{chinese_file.name} has entries the English file does not: {stray}"
-
-
-@pytest.mark.parametrize("name", TEXT_FILES)
-def test_text_translations_keep_every_placeholder(name: str) -> None:
-    """{tree}, {number:.0f} and the like survive translation, or the code fills the wrong text."""
-    import tomllib
-
-    english = prose(tomllib.loads((ROOT / "labs" / "review" / f"{name}.toml").read_text()))
-    chinese_file = ROOT / "labs" / "review" / f"{name}.{CHINESE}.toml"
-    chinese = prose(tomllib.loads(chinese_file.read_text()))
-    field = re.compile(r"\{[^{}]*\}")
-    wrong = [
-        key
-        for key, text in english.items()
-        if key in chinese and sorted(field.findall(text)) != sorted(field.findall(chinese[key]))
+    for name in ("questions", "hints", "checklist", "messages"):
+        english, chinese = texts.load(name, ENGLISH), texts.load(name, CHINESE)
+        assert len(texts.texts(english)) == len(texts.texts(chinese))
+        same = [
+            t for t, c in zip(texts.texts(english), texts.texts(chinese), strict=True) if t == c
+        ]
+        assert same == [], f"{name}.toml: texts shown in English to a Chinese reader"
+    english, chinese = texts.load("questions", ENGLISH), texts.load("questions", CHINESE)
+    assert [q["id"] for q in chinese["question"]] == [q["id"] for q in english["question"]]
+    hints = texts.load("hints", ENGLISH)["check"], texts.load("hints", CHINESE)["check"]
+    assert [h.get("places") for h in hints[1].values()] == [
+        h.get("places") for h in hints[0].values()
     ]
-    assert not wrong, f"placeholders differ in {chinese_file.name}: {wrong}"
+    items = texts.load("checklist", ENGLISH)["item"], texts.load("checklist", CHINESE)["item"]
+    assert [i["verify"] for i in items[1]] == [i["verify"] for i in items[0]]
+    # The same words in two files are two messages: each file may translate them its own way.
+    assert texts.load("checklist", CHINESE)["labels"]["open"] != chinese["marks"]["not_yet"]

@@ -118,7 +118,7 @@ def test_force_done_to_running_is_refused_on_the_solution(
     page.wait_for_selector("#last-outcome.refused")
     assert worded(language, "REFUSED") in page.locator("#last-outcome").inner_text()
     assert page.locator(row).get_attribute("data-status") == "done"
-    counted = worded(language, "✗ refused ×%(count)s") % {"count": refusals}
+    counted = worded(language, "✗ refused ×{count}").format(count=refusals)
     assert counted in page.locator('g[data-edge="done-running"]').inner_html()
     page.click("#graph-tables summary")
     shown = page.locator(edge).all_inner_texts()

@@ -175,10 +175,9 @@ def test_an_error_page_names_the_error_in_its_language(client: FlaskClient, lang
     text = " ".join(page.pieces)
     for other in LANGUAGES:
         status = worded(other, "Not Found")
-        reason = worded(other, "no tree named %(name)s: choose one of %(choices)s") % {
-            "name": "'nosuch'",
-            "choices": "starter, solution",
-        }
+        reason = worded(other, "no tree named {name}: choose one of {choices}").format(
+            name="'nosuch'", choices="starter, solution"
+        )
         if other == language:
             assert f"404 {status}" in text and reason in text, text
         else:

@@ -104,9 +104,13 @@ def test_a_chinese_review_page_leaves_the_threads_language_alone(client: FlaskCl
     """The Review page speaks the page's language while it is made, and no longer: the thread
     that made it (a test, a server's next request) gets its own language back."""
     from labs.review import texts
+    from labs.term import i18n
 
+    process_language = i18n.current()
     assert "复习" in client.get("/review?lang=zh_CN").text
-    assert texts.REQUEST_LANGUAGE.get() is None
+    assert i18n.current() == process_language
+    in_process_language = texts.load("questions", process_language)["labels"]["title"]
+    assert texts.load("questions")["labels"]["title"] == in_process_language
 
 
 def test_a_check_run_words_every_language_in_its_own_thread_alone(client: FlaskClient) -> None:

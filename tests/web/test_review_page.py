@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from labs.review import checklist, questions, texts
+from labs.review import checklist, questions
+from labs.term import i18n
 
 from .browser import browser, live_url, page, screenshot
 from .pages import HTMX
@@ -238,11 +239,11 @@ def test_chinese_texts_join_their_lines_without_a_space(client: FlaskClient) -> 
     """A line break inside a Chinese sentence of the TOML shows as nothing, not a space."""
     client.get("/review?lang=zh_CN")
     page = client.post("/review/keys", data={"answer": "用 ULID"}, headers=HTMX).text
-    token = texts.REQUEST_LANGUAGE.set("zh_CN")
+    chosen = i18n.speak("zh_CN")
     try:
         keys = questions.find("keys")
     finally:
-        texts.REQUEST_LANGUAGE.reset(token)
+        i18n.stop_speaking(chosen)
     source = "\n\n".join([keys.question, keys.analysis, *keys.key_points])
     junctions = re.findall(r"([\u2e80-\uffef])[ \t]*\n[ \t]*([\u2e80-\uffef])", source)
     assert junctions, "the Chinese texts break lines inside sentences: that is what is tested"

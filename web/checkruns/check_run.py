@@ -29,7 +29,7 @@ from datetime import datetime
 
 from labs.checking.api import CHECK_TIMEOUT, CheckResult, ExecLauncher, Report, run_checks
 from labs.term.i18n import N_, use_translations
-from labs.trees.finding import REPO_ROOT
+from labs.trees.api import REPO_ROOT
 
 from ..i18n import Localized, Sentence
 from .phrases import EveryLanguage, in_every_language
@@ -266,7 +266,7 @@ def _watch(run: CheckRun, progress: Progress, driver: threading.Thread, timeout:
         if left <= 0:
             stopped = Sentence(
                 N_(
-                    "timed out after %(seconds)s s and was stopped: "
+                    "timed out after {seconds} s and was stopped: "
                     "an infinite loop, or a wait that never ends?"
                 ),
                 seconds=f"{timeout:g}",

@@ -78,3 +78,9 @@ class EveryLanguage(gettext.NullTranslations):
         return Phrase(
             {lang: found.ngettext(singular, plural, n) for lang, found in self._catalogs.items()}
         )
+
+    def pgettext(self, context: str, message: str) -> str:
+        """The message, told apart by its context, in every language."""
+        return Phrase(
+            {lang: found.pgettext(context, message) for lang, found in self._catalogs.items()}
+        )

@@ -173,7 +173,7 @@ def reported_error(report: Report) -> Localized:
 def expected_and_got(result: CheckResult) -> Sentence:
     """The failure's expected and got lines, in the page's language."""
     return Sentence(
-        N_("expected: %(expected)s\ngot:      %(got)s"),
+        N_("expected: {expected}\ngot:      {got}"),
         expected=in_each_language(result.expected),
         got=in_each_language(result.got),
     )

@@ -38,7 +38,7 @@ def refuse_cross_site() -> None:
         abort(
             403,
             _(
-                "refused a %(site)s request: changes must come from this dashboard",
+                "refused a {site} request: changes must come from this dashboard",
                 site=fetch_site,
             ),
         )
@@ -46,7 +46,7 @@ def refuse_cross_site() -> None:
         abort(
             403,
             _(
-                "refused a request from %(origin)s: changes must come from this dashboard",
+                "refused a request from {origin}: changes must come from this dashboard",
                 origin=origin,
             ),
         )

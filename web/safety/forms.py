@@ -27,12 +27,12 @@ def text(name: str, *, required: bool = True, limit: int = 500) -> str:
     """A trimmed text field, at most limit characters."""
     value = request.form.get(name, "").strip()
     if required and not value:
-        raise FormError(name, _("%(name)s is required", name=name))
+        raise FormError(name, _("{name} is required", name=name))
     if len(value) > limit:
         raise FormError(
             name,
             _(
-                "%(name)s is %(length)s characters; at most %(limit)s",
+                "{name} is {length} characters; at most {limit}",
                 name=name,
                 length=len(value),
                 limit=limit,
@@ -48,13 +48,13 @@ def number(name: str, low: int, high: int) -> int:
         value = int(raw)
     except ValueError:
         raise FormError(
-            name, _("%(name)s must be a whole number, not %(raw)s", name=name, raw=repr(raw))
+            name, _("{name} must be a whole number, not {raw}", name=name, raw=repr(raw))
         ) from None
     if not low <= value <= high:
         raise FormError(
             name,
             _(
-                "%(name)s must be between %(low)s and %(high)s, not %(value)s",
+                "{name} must be between {low} and {high}, not {value}",
                 name=name,
                 low=low,
                 high=high,
@@ -71,7 +71,7 @@ def choice(name: str, choices: Sequence[str]) -> str:
         raise FormError(
             name,
             _(
-                "%(name)s must be one of %(choices)s, not %(value)s",
+                "{name} must be one of {choices}, not {value}",
                 name=name,
                 choices=", ".join(choices),
                 value=repr(value),

@@ -53,9 +53,9 @@ def refuse_foreign_host() -> None:
     abort(
         400,
         _(
-            "refused Host %(host)s: this dashboard answers only to %(names)s (any port). If you "
+            "refused Host {host}: this dashboard answers only to {names} (any port). If you "
             "serve it under another name on purpose, add that name with --trusted-host NAME or "
-            "%(variable)s=NAME.",
+            "{variable}=NAME.",
             host=repr(header),
             names=", ".join(sorted(trusted)),
             variable=ENV_VAR,

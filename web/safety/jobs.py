@@ -43,7 +43,7 @@ class HeavyJobs:
                 holder, since = self._going[kind]
                 raise BusyError(
                     _(
-                        "%(job)s is already going (%(holder)s, started at %(since)s); the "
+                        "{job} is already going ({holder}, started at {since}); the "
                         "dashboard runs one at a time: wait for it to finish, then try again",
                         job=_(KINDS[kind]) if kind in KINDS else kind,
                         holder=holder,

@@ -53,20 +53,20 @@ def _chosen(source: Any) -> tuple[str, str, str]:
         return (
             "starter",
             StoreKind.MEMORY,
-            _("tree must be one of %(choices)s, not %(tree)s", choices=choices, tree=repr(tree)),
+            _("tree must be one of {choices}, not {tree}", choices=choices, tree=repr(tree)),
         )
     if store not in the_lab.stores:
         choices = ", ".join(the_lab.stores)
         if the_lab.database_url:
             said = _(
-                "store must be one of %(choices)s, not %(store)s",
+                "store must be one of {choices}, not {store}",
                 choices=choices,
                 store=repr(store),
             )
         else:
             said = _(
-                "store must be one of %(choices)s (postgres needs DATABASE_URL to be set), "
-                "not %(store)s",
+                "store must be one of {choices} (postgres needs DATABASE_URL to be set), "
+                "not {store}",
                 choices=choices,
                 store=repr(store),
             )
@@ -109,7 +109,7 @@ def run() -> Response:
         return render_checks(tree, store, error, 400)
     try:
         the_lab.jobs.claim(
-            "checks", Sentence(N_("%(tree)s on the %(store)s store"), tree=tree, store=store)
+            "checks", Sentence(N_("{tree} on the {store} store"), tree=tree, store=store)
         )
     except BusyError as busy:
         return render_checks(tree, store, str(busy), 409)
@@ -166,7 +166,7 @@ def diagram(key: str) -> Response:
         abort(404, _("these results were replaced by a newer run: reload the page"))
     row: CheckRow | None = next((r for r in run.rows if r.key == key), None)
     if row is None:
-        abort(404, _("no check %(key)s in this run", key=repr(key)))
+        abort(404, _("no check {key} in this run", key=repr(key)))
     return render_view(
         "checks.html", "partials/check_diagram.html", {**checks_context(tree, store), "row": row}
     )

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from labs.pg.catalog import (
+from labs.pg.api import (
     CatalogEntry,
     CatalogError,
     Requirement,
@@ -22,7 +22,7 @@ from labs.pg.catalog import (
     required_constraints,
 )
 from labs.term.i18n import N_
-from labs.trees.finding import find_tree
+from labs.trees.api import find_tree
 
 from ..lab import lab
 from ..rendering.fragments import render_view

@@ -8,8 +8,7 @@ from flask import Blueprint, Response
 
 from labs.checking.api import CHECKS
 from labs.term.i18n import N_
-from labs.trees.diff import tree_diff
-from labs.trees.finding import tree_root
+from labs.trees.api import tree_diff, tree_root
 
 from ..i18n import Sentence, Verbatim, _, translated
 from ..lab import lab
@@ -28,14 +27,12 @@ def diff_context() -> dict[str, Any]:
         said = Verbatim(f"{type(error).__name__}: {error}")
         return {
             "groups": [],
-            "error": Sentence(N_("the diff could not be made: %(error)s"), error=said),
+            "error": Sentence(N_("the diff could not be made: {error}"), error=said),
         }
     groups = [
         (
             number,
-            translated(TITLES[number])
-            if number in TITLES
-            else _("check %(number)s", number=number),
+            translated(TITLES[number]) if number in TITLES else _("check {number}", number=number),
             hunks,
         )
         for number, hunks in by_check.items()

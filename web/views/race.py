@@ -12,8 +12,8 @@ from typing import Any
 import psycopg2
 from flask import Blueprint, Response
 
-from labs.lesson.race import PathOutcome, RaceOutcome, run_race
-from labs.pg.catalog import psycopg2_url
+from labs.lesson.api import PathOutcome, RaceOutcome, run_race
+from labs.pg.api import psycopg2_url
 from labs.term.i18n import N_
 
 from ..i18n import Sentence
@@ -59,9 +59,7 @@ def race_context(
 
 def race_job(requests: int, delay_ms: int) -> Sentence:
     """How a race is named to a page told that it is going."""
-    return Sentence(
-        N_("%(requests)s requests, %(delay)s ms pause"), requests=requests, delay=delay_ms
-    )
+    return Sentence(N_("{requests} requests, {delay} ms pause"), requests=requests, delay=delay_ms)
 
 
 def render_race(context: dict[str, Any], status: int = 200) -> Response:

@@ -16,12 +16,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, g, request
+from flask import Blueprint, Response, abort, current_app, request
 
-from labs.review import checklist, questions, texts
+from labs.review.api import checklist, questions, texts
 from labs.term.i18n import N_
 
-from ..i18n import Sentence, _, page_language
+from ..i18n import Sentence, _
 from ..lab import lab
 from ..rendering.fragments import render_view, wants_fragment
 from ..safety import forms
@@ -29,24 +29,6 @@ from ..safety.forms import FormError
 from ..safety.jobs import BusyError
 
 bp = Blueprint("review", __name__, url_prefix="/review")
-
-
-@bp.before_request
-def speak_the_pages_language() -> None:
-    """Read the texts in the language the page is shown in, where the dashboard chose one."""
-    g.review_language = texts.REQUEST_LANGUAGE.set(page_language())
-
-
-@bp.teardown_request
-def stop_speaking_it(_error: BaseException | None) -> None:
-    """Once the page is made, the thread speaks its own language again (a test, or the next
-    request of a server thread, must not inherit this page's)."""
-    token = g.pop("review_language", None)
-    if token is not None:
-        try:
-            texts.REQUEST_LANGUAGE.reset(token)
-        except ValueError:  # set in another context: leave that context's value alone
-            texts.REQUEST_LANGUAGE.set(None)
 
 
 ANSWER_LIMIT = 5000
@@ -114,7 +96,7 @@ def one_question(question_id: str, status: int = 200, form_error: str = "") -> R
     context = review_context(revealed, form_error, question_id if form_error else "")
     found = [row for row in context["rows"] if row["question"].id == question_id]
     if not found:
-        abort(404, _("no review question %(id)s", id=repr(question_id)))
+        abort(404, _("no review question {id}", id=repr(question_id)))
     # An htmx answer also refreshes the count of questions marked "got it", out of band.
     oob = wants_fragment()
     return render_view(

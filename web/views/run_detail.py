@@ -25,7 +25,7 @@ def run_context(tree: str, run_id: str) -> dict[str, Any]:
         run = bench.stored_run(run_id)
         messages = bench.store.messages_for_run(run_id)
     except FormError as error:  # never sent from this bench, or gone from the database
-        abort(404, _("%(tree)s bench: %(error)s", tree=tree, error=error.message))
+        abort(404, _("{tree} bench: {error}", tree=tree, error=error.message))
     except bench.failures as error:  # Postgres stopped, or the tree hung: the error page
         abort(503, bench.down(error))
     entries = bench.journal.entries(run_id)

@@ -157,7 +157,7 @@ class DemoExecutor:
         quoted = Verbatim(self.waiting_for_store)
         detail = (
             Sentence(
-                N_("%(error)s; run %(run_id)s resumes where it stopped"),
+                N_("{error}; run {run_id} resumes where it stopped"),
                 error=quoted,
                 run_id=self.interrupted,
             )
@@ -187,7 +187,7 @@ class DemoExecutor:
                 Action.STORE,
                 AttemptOutcome.REFUSED,
                 Sentence(
-                    N_("%(error)s; the demo executor skips this run"),
+                    N_("{error}; the demo executor skips this run"),
                     error=Verbatim(error_text(error)),
                 ),
             )

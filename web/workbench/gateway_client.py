@@ -33,7 +33,7 @@ class SessionRefusedError(Exception):
     def sentence(self) -> Sentence:
         """What happened, worded by the page that shows it."""
         return Sentence(
-            N_("POST /sessions answered %(status)s: %(said)s"),
+            N_("POST /sessions answered {status}: {said}"),
             status=self.status,
             said=Verbatim(self.said),
         )
@@ -174,7 +174,7 @@ class GatewayClient(SentRuns):
                 Outcome(
                     Tone.REPLAY,
                     Sentence(
-                        N_("202: the existing run %(run_id)s came back (nothing inserted)"),
+                        N_("202: the existing run {run_id} came back (nothing inserted)"),
                         run_id=run_id,
                     ),
                 )
@@ -186,8 +186,8 @@ class GatewayClient(SentRuns):
                     Tone.WARN,
                     Sentence(
                         N_(
-                            "202: a NEW run %(run_id)s, though clientMessageId %(client_id)s "
-                            "already made run %(earlier)s: the retry was not recognised"
+                            "202: a NEW run {run_id}, though clientMessageId {client_id} "
+                            "already made run {earlier}: the retry was not recognised"
                         ),
                         run_id=run_id,
                         client_id=repr(client_message_id),
@@ -196,7 +196,7 @@ class GatewayClient(SentRuns):
                 )
             )
         return self._remember(
-            Outcome(Tone.OK, Sentence(N_("202: created run %(run_id)s"), run_id=run_id))
+            Outcome(Tone.OK, Sentence(N_("202: created run {run_id}"), run_id=run_id))
         )
 
     def send_again(self, run_id: str) -> Outcome:
@@ -211,8 +211,7 @@ class GatewayClient(SentRuns):
                     Tone.REPLAY,
                     Sentence(
                         N_(
-                            "same request again → same run id %(run_id)s "
-                            "(replayed, nothing inserted)"
+                            "same request again → same run id {run_id} (replayed, nothing inserted)"
                         ),
                         run_id=run_id,
                     ),
@@ -225,8 +224,8 @@ class GatewayClient(SentRuns):
                 Tone.WARN,
                 Sentence(
                     N_(
-                        "same request again → a NEW run %(again)s: "
-                        "the retry was not recognised (first was %(run_id)s)"
+                        "same request again → a NEW run {again}: "
+                        "the retry was not recognised (first was {run_id})"
                     ),
                     again=again,
                     run_id=run_id,
@@ -254,17 +253,14 @@ class GatewayClient(SentRuns):
         if len(distinct) == 1:
             (run_id,) = distinct
             text = Sentence(
-                N_("%(copies)s concurrent duplicates → %(runs)s run(s): all got %(run_id)s"),
+                N_("{copies} concurrent duplicates → {runs} run(s): all got {run_id}"),
                 copies=copies,
                 runs=len(distinct),
                 run_id=run_id,
             )
             return self._remember(Outcome(Tone.OK, text))
         text = Sentence(
-            N_(
-                "%(copies)s concurrent duplicates → %(runs)s run(s): "
-                "one message became several runs"
-            ),
+            N_("{copies} concurrent duplicates → {runs} run(s): one message became several runs"),
             copies=copies,
             runs=len(distinct),
         )
@@ -275,5 +271,5 @@ class GatewayClient(SentRuns):
         """The gateway's refusal: its status, and its message in its own words."""
         said = answer.get("message", answer)
         return Sentence(
-            N_("the gateway answered %(status)s: %(said)s"), status=status, said=Verbatim(str(said))
+            N_("the gateway answered {status}: {said}"), status=status, said=Verbatim(str(said))
         )

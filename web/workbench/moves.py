@@ -98,7 +98,7 @@ class LessonMoves(GatewayClient):
                     Action.MESSAGE,
                     AttemptOutcome.DUPLICATE,
                     Sentence(
-                        N_("stored beside %(count)s other(s) at seq %(seq)s"),
+                        N_("stored beside {count} other(s) at seq {seq}"),
                         count=taken - 1,
                         seq=seq,
                     ),
@@ -128,8 +128,8 @@ class LessonMoves(GatewayClient):
             raise FormError(
                 "target",
                 _(
-                    "%(current)s → %(target)s is not offered; "
-                    "from %(current)s the choices are: %(offered)s",
+                    "{current} → {target} is not offered; "
+                    "from {current} the choices are: {offered}",
                     current=current,
                     target=repr(target),
                     offered=offered,
@@ -143,7 +143,7 @@ class LessonMoves(GatewayClient):
         if current != RunStatus.DONE:
             raise FormError(
                 "run",
-                _("force done → running needs a done run; it is %(current)s", current=current),
+                _("force done → running needs a done run; it is {current}", current=current),
             )
         return self._outcome_of(self.move(run_id, RunStatus.DONE, RunStatus.RUNNING, "dashboard"))
 
@@ -157,14 +157,14 @@ class LessonMoves(GatewayClient):
         if not seqs:
             self.append(run_id, 0, "assistant", _("first write at seq 0"), "dashboard")
         seq = max(seqs, default=0)
-        content = _("second write at seq %(seq)s", seq=seq)
+        content = _("second write at seq {seq}", seq=seq)
         return self._outcome_of(self.append(run_id, seq, "assistant", content, "dashboard"))
 
     def _outcome_of(self, entry: Entry) -> Outcome:
         move = (
             f"{entry.source} → {entry.target}"
             if entry.action == Action.TRANSITION
-            else Sentence(N_("message at seq %(seq)s"), seq=entry.seq)
+            else Sentence(N_("message at seq {seq}"), seq=entry.seq)
         )
         tones = {AttemptOutcome.ACCEPTED: Tone.OK, AttemptOutcome.REFUSED: Tone.REFUSED}
         tone = tones.get(entry.outcome, Tone.WARN)
@@ -177,14 +177,14 @@ class LessonMoves(GatewayClient):
         said = Sentence(words[entry.outcome])
         if not entry.detail:
             text = Sentence(
-                N_("run %(run_id)s: %(move)s %(outcome)s"),
+                N_("run {run_id}: {move} {outcome}"),
                 run_id=entry.run_id,
                 move=move,
                 outcome=said,
             )
         else:
             text = Sentence(
-                N_("run %(run_id)s: %(move)s %(outcome)s: %(detail)s"),
+                N_("run {run_id}: {move} {outcome}: {detail}"),
                 run_id=entry.run_id,
                 move=move,
                 outcome=said,

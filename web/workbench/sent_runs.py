@@ -67,7 +67,7 @@ class SentRuns:
                 "tables dropped and migrated again): dropped from the table"
             )
         return _(
-            "%(count)s runs sent from this bench are no longer in the database (rows deleted, "
+            "{count} runs sent from this bench are no longer in the database (rows deleted, "
             "or the tables dropped and migrated again): dropped from the table",
             count=count,
         )
@@ -78,7 +78,7 @@ class SentRuns:
                 raise FormError("run", gone(run_id), status=404)
             if run_id not in self._requests:
                 raise FormError(
-                    "run", _("no run %(run_id)s was sent from this bench", run_id=repr(run_id))
+                    "run", _("no run {run_id} was sent from this bench", run_id=repr(run_id))
                 )
             return dict(self._requests[run_id])
 
@@ -86,7 +86,7 @@ class SentRuns:
 def gone(run_id: str) -> str:
     """Why a run the bench sent cannot be shown or moved any more."""
     return _(
-        "run %(run_id)s is no longer in the database (its rows were deleted, or the tables "
+        "run {run_id} is no longer in the database (its rows were deleted, or the tables "
         "dropped and migrated again)",
         run_id=run_id,
     )

@@ -20,7 +20,7 @@ from datetime import datetime
 from labs.checking.api import HostSpec, RefusedError, StoreKind, TreeDoesNotImportError
 from labs.lesson import RunStatus, next_states
 from labs.term.i18n import N_
-from labs.trees.finding import find_tree
+from labs.trees.api import find_tree
 
 from ..i18n import Sentence, Verbatim
 from ..rendering.live_parts import Remembered
@@ -157,7 +157,7 @@ class Workbench(LessonMoves):
         if refused is not None:  # no driver module yet, database down, schema missing
             self.notice = Sentence(
                 N_(
-                    "Postgres could not be used (%(error)s); this bench runs on the memory "
+                    "Postgres could not be used ({error}); this bench runs on the memory "
                     "store instead. Reload the page once that is fixed (after the migration, "
                     "say): the bench tries Postgres again."
                 ),
@@ -168,7 +168,7 @@ class Workbench(LessonMoves):
             self.restarted = (
                 Sentence(
                     N_(
-                        "The tree's process was started again at %(time)s, after it stopped "
+                        "The tree's process was started again at {time}, after it stopped "
                         "answering: its memory store began empty, so the runs sent before are gone."
                     ),
                     time=when,
@@ -176,7 +176,7 @@ class Workbench(LessonMoves):
                 if kind == StoreKind.MEMORY
                 else Sentence(
                     N_(
-                        "The tree's process was started again at %(time)s, after it stopped "
+                        "The tree's process was started again at {time}, after it stopped "
                         "answering."
                     ),
                     time=when,
@@ -194,7 +194,7 @@ class Workbench(LessonMoves):
             isinstance(error, TreeRaisedError) and not isinstance(error, StoreDownError)
         ):  # not the store saying it is down: a learner's bug where no refusal is expected
             return Sentence(
-                N_("the %(tree)s tree raised %(said)s; fix it, then reload"),
+                N_("the {tree} tree raised {said}; fix it, then reload"),
                 tree=self.name,
                 said=Verbatim(
                     error.describe() if isinstance(error, RefusedError) else error_text(error)
@@ -206,8 +206,8 @@ class Workbench(LessonMoves):
         if commands:  # the database answers, but this tree's tables are not there
             return Sentence(
                 N_(
-                    "the %(store)s store cannot work without its tables (%(said)s); "
-                    "run `%(command)s`, then reload"
+                    "the {store} store cannot work without its tables ({said}); "
+                    "run `{command}`, then reload"
                 ),
                 store=self.store_kind,
                 said=said,
@@ -216,14 +216,13 @@ class Workbench(LessonMoves):
         if "cannot reach the database" in reason or "database unreachable" in reason:
             return Sentence(
                 N_(
-                    "the %(store)s store did not answer (%(said)s); "
-                    "start the database again and reload"
+                    "the {store} store did not answer ({said}); start the database again and reload"
                 ),
                 store=self.store_kind,
                 said=said,
             )
         return Sentence(
-            N_("the %(store)s store did not answer (%(said)s); reload to try again"),
+            N_("the {store} store did not answer ({said}); reload to try again"),
             store=self.store_kind,
             said=said,
         )
@@ -232,15 +231,15 @@ class Workbench(LessonMoves):
         """The notice for a tree whose host could not answer: why, and what happens next."""
         if isinstance(error, TreeDoesNotImportError):
             return Sentence(
-                N_("the %(tree)s tree does not import (%(said)s): fix it, then reload"),
+                N_("the {tree} tree does not import ({said}): fix it, then reload"),
                 tree=self.name,
                 said=Verbatim(str(error)),
             )
         if isinstance(error, TreeBusyError):
             return Sentence(
                 N_(
-                    "the %(tree)s tree is busy: other requests kept the line to it for "
-                    "%(seconds)s s, so this one was not sent; try again shortly"
+                    "the {tree} tree is busy: other requests kept the line to it for "
+                    "{seconds} s, so this one was not sent; try again shortly"
                 ),
                 tree=self.name,
                 seconds=f"{error.seconds:g}",
@@ -248,7 +247,7 @@ class Workbench(LessonMoves):
         if error.seconds is not None:
             return Sentence(
                 N_(
-                    "the %(tree)s tree did not answer within %(seconds)s s (an endless loop, or a "
+                    "the {tree} tree did not answer within {seconds} s (an endless loop, or a "
                     "lock never released?): the dashboard stopped its process, and the next "
                     "request starts a new one"
                 ),
@@ -256,7 +255,7 @@ class Workbench(LessonMoves):
                 seconds=f"{error.seconds:g}",
             )
         return Sentence(
-            N_("the %(tree)s tree's process stopped (%(said)s): the next request starts a new one"),
+            N_("the {tree} tree's process stopped ({said}): the next request starts a new one"),
             tree=self.name,
             said=Verbatim(error.said) if error.said else Sentence(N_("(no output)")),
         )
