@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
@@ -299,3 +300,54 @@ def test_reload_and_language_switch_after_a_run_show_that_run(page: Any, live_ur
     page.click("nav.lang a[hreflang='en']")
     page.wait_for_selector("html[lang='en']")
     assert page.is_checked('input[name="tree"][value="solution"]')
+
+
+def test_run_pressed_while_a_tree_change_is_answered_shows_its_own_run(
+    page: Any, live_url: str
+) -> None:
+    """Run pressed before the answer to a tree change has landed: the answer to Run is shown
+    and followed to its end, with Run enabled again.
+
+    The answers are held and let go in the order that once left the page stuck: the tree's
+    page (rendered before the run began) lands after Run was pressed, and Run's answer after
+    it. Run's answer went into the section the tree's page had just replaced, out of sight,
+    while its disabled button came out of band: Run stayed disabled and nothing polled.
+    """
+    from playwright.sync_api import Error as PlaywrightError
+
+    page.goto(f"{live_url}/checks")
+    tree_pages: list[tuple[Any, Any]] = []
+    runs: list[Any] = []
+
+    def hold_tree_page(route: Any) -> None:
+        if route.request.method != "GET":
+            route.fallback()
+            return
+        tree_pages.append((route, route.fetch()))  # rendered now, delivered later
+
+    page.route(re.compile(r"/checks\?"), hold_tree_page)
+
+    def hold_run(route: Any) -> None:
+        runs.append(route)
+
+    page.route(re.compile(r"/checks/run$"), hold_run)
+    page.check('input[name="tree"][value="solution"]')
+    while not tree_pages:
+        page.wait_for_timeout(20)
+    page.click("#run-checks")
+    while not runs:
+        page.wait_for_timeout(20)
+    route, rendered = tree_pages[0]
+    with contextlib.suppress(PlaywrightError):  # the page may have given up that request
+        route.fulfill(response=rendered)
+    page.wait_for_timeout(100)  # the tree's page lands (or not) before Run's answer
+    runs[0].continue_()
+    page.wait_for_selector('#check-summary[data-state="finished"]', timeout=60_000)
+    page.wait_for_selector("#run-checks:not([disabled])", timeout=10_000)
+    page.unroute_all()
+    now = page.request.get(f"{live_url}/checks?tree=solution&store=memory", headers={})
+    shown = page.locator("#check-summary").inner_text()
+    assert "6 passed, 0 failed" in shown
+    # The page shows the run the dashboard has now, not one from before Run was pressed.
+    finished_at = re.search(r"at (\d\d:\d\d:\d\d) in", shown)
+    assert finished_at and finished_at.group(0) in now.text(), (shown, now.text()[-2000:])
