@@ -26,9 +26,9 @@ from .edits import edits_outside_regions
 from .flags import Flag, criteria_flagged, region_flags
 from .hand_in import copy_folder, walk
 from .isolate import check_outcomes
-from .migration import judge_migration, migration_files, migration_folder
+from .migration import migration_files, migration_folder
 from .notes import NEEDS_REVIEW, UNSAFE, add_notes, flags_note
-from .on_postgres_checks import postgres_outcomes
+from .on_postgres_checks import grade_on_postgres
 from .places import Places, tree_places
 from .rules import STRICT
 from .splice import splice
@@ -186,29 +186,26 @@ class Grader:
         return mine
 
     def _outcome(self, criterion: Criterion) -> Outcome:
+        if criterion.kind in ("postgres", "migration") and "migration" not in self._other:
+            self._on_postgres()
         if criterion.check is not None:
             if criterion.kind not in self._checks:
-                self._checks[criterion.kind] = self._run_checks(criterion.kind)
+                self._checks[criterion.kind] = check_outcomes(
+                    self.graded_tree, criterion.kind, timeout=self.timeout
+                )
             return self._checks[criterion.kind][criterion.check]
         if criterion.kind not in self._other:
-            self._other[criterion.kind] = (
-                self._typechecked() if criterion.kind == "typecheck" else self.migration()
-            )
+            self._other[criterion.kind] = self._typechecked()
         return self._other[criterion.kind]
 
     def _typechecked(self) -> Outcome:
         """The typecheck's outcome: the one started on a class's lane, or one run now."""
         return self.typecheck() if self._typecheck is None else self._typecheck.result()
 
-    def _run_checks(self, store: Kind) -> dict[int, Outcome]:
-        if store == "postgres":
-            return self._run_checks_on_postgres()
-        return check_outcomes(self.graded_tree, store, timeout=self.timeout)
-
-    def _run_checks_on_postgres(self) -> dict[int, Outcome]:
-        """The six checks against a schema of this submission's own, built by its migration, on
-        DATABASE_URL's server or else the grader's own cluster."""
-        return postgres_outcomes(
+    def _on_postgres(self) -> None:
+        """The migration criterion and the six checks on Postgres, from one run of the
+        submission's migration: on DATABASE_URL's server or else the grader's own cluster."""
+        found = grade_on_postgres(
             self.database_url,
             self.tree,
             self.graded_tree,
@@ -216,6 +213,7 @@ class Grader:
             timeout=self.timeout,
             migration_timeout=self.typecheck_timeout,
         )
+        self._other["migration"], self._checks["postgres"] = found.migration, found.checks
 
     def typecheck(self) -> Outcome:
         """mypy --strict over the spliced tree, sandboxed; only errors in the tree count."""
@@ -226,12 +224,6 @@ class Grader:
         its checks; the grade waits for it."""
         if self._typecheck is None:
             self._typecheck = lane.submit(self.typecheck)
-
-    def migration(self) -> Outcome:
-        """Both uniquenesses, as Postgres reports them after the tree's own migration ran."""
-        return judge_migration(
-            self.tree, self.migrations, self.database_url, self.typecheck_timeout
-        )
 
     def grade(self, name: str | None = None) -> Grade:
         """Every criterion's outcome, as one Grade, with the notes an instructor should read.

@@ -34,7 +34,7 @@ from pathlib import Path
 from labs.term.i18n import _
 
 from .criteria import Outcome
-from .indexes import judge_indexes, read_indexes
+from .indexes import PgIndex, judge_indexes
 from .migration_flaws import migration_flaws
 
 # Where `alembic -x tree=<name> revision` writes a tree's migration, relative to the tree's parent.
@@ -108,42 +108,16 @@ def no_migration_message(tree: Path, migrations: Path | None = None) -> str:
 THROWAWAY = "run on the grader's own Postgres cluster (no DATABASE_URL)"
 
 
-def judge_migration(
-    tree: Path,
-    migrations: Path | None = None,
-    database_url: str | None = None,
-    timeout: float = 120.0,
+def migration_verdict(
+    indexes: list[PgIndex], files: list[Path], tree: Path, database_url: str | None
 ) -> Outcome:
-    """The migration criterion, from what Postgres holds after the tree's own migration ran."""
-    files = migration_files(tree, migrations)
-    if not files:
-        return Outcome("fail", no_migration_message(tree, migrations))
-    import psycopg2
+    """The migration criterion, from the indexes Postgres holds after the tree's migration ran.
 
-    from labs.pg.errors import NotPlainTablesError
-
-    from .errors import GradingRefusedError, MigrationFailedError
-    from .on_postgres import NOT_GRADED, after_migration, migrated_schema, not_plain
-    from .on_postgres_throwaway import grading_server
-    from .server_choice import NO_SERVER
-
-    try:
-        with grading_server(database_url) as server:
-            if server is None:
-                return Outcome("skip", NOT_GRADED + NO_SERVER)
-            with migrated_schema(server, files[0].parent, timeout) as tenant:
-                indexes = read_indexes(tenant.reader_url, tenant.schema)
-    except GradingRefusedError as error:
-        return Outcome("error", f"{NOT_GRADED}{error}")
-    except MigrationFailedError as error:
-        return Outcome("fail", str(error))
-    except NotPlainTablesError as error:
-        return Outcome("fail", not_plain(error))
-    except psycopg2.Error as error:  # reading what the migration left
-        return Outcome("fail", after_migration(error))
+    A failure's hints point at the migration's lines that made it so, each on a line of its own.
+    """
     outcome = judge_indexes(indexes)
     hints = [str(flaw.hint(flaw.need.check)) for flaw in migration_flaws(indexes, files, tree)]
-    if hints:  # each on a line of its own, at the migration's line that made it so
+    if hints:
         told = [_("hint:     {text}").format(text=hint) for hint in hints]
         outcome = replace(outcome, message="\n".join([outcome.message, *told]))
     if database_url:

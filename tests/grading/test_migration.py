@@ -9,7 +9,8 @@ import pytest
 
 from labs.grading.criteria import CRITERIA
 from labs.grading.grader import Grader
-from labs.grading.migration import THROWAWAY, judge_migration, migration_files
+from labs.grading.migration import THROWAWAY, migration_files
+from labs.grading.on_postgres_checks import judge_migration
 from labs.pg.cluster import TempCluster
 from tests.grading import submissions as make
 from tests.grading.mistakes import migrations as variant

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from labs.grading import on_postgres_throwaway
-from labs.grading.migration import THROWAWAY, judge_migration
+from labs.grading.migration import THROWAWAY
+from labs.grading.on_postgres_checks import judge_migration
 from labs.pg.cluster import TempCluster
 from tests.grading import submissions as make
 from tests.grading.postgres_help import with_real_migration

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg2
@@ -14,7 +14,6 @@ from labs.checking.runner import run_checks
 from labs.grading.criteria import CRITERIA, Criterion, Outcome
 from labs.grading.edits import edits_outside_regions
 from labs.grading.grader import Grader
-from labs.grading.migration import judge_migration
 from labs.pg.cluster import TempCluster
 from labs.trees.finding import load_tree
 from tests.grading.conftest import sandbox_reachable_database
@@ -75,10 +74,29 @@ def test_each_answer_edits_the_regions_unless_it_says_otherwise(
     assert bool(edits_outside_regions(tree)) == bool(answer.outside)
 
 
+@pytest.fixture(scope="module")
+def graders(
+    tmp_path_factory: pytest.TempPathFactory, class_server: str
+) -> Callable[[Answer], Grader]:
+    """Each answer's grader, made once: its tests on memory, on Postgres and of its migration
+    read one grading, as a class's run grades each hand-in once."""
+    made: dict[str, Grader] = {}
+
+    def grader(answer: Answer) -> Grader:
+        if answer.name not in made:
+            tree = build(answer, tmp_path_factory.mktemp("mistakes") / answer.name)
+            made[answer.name] = Grader(tree, timeout=20.0, database_url=class_server)
+        return made[answer.name]
+
+    return grader
+
+
 @pytest.mark.parametrize("answer", ANSWERS)
-def test_each_answer_gets_its_verdict_on_memory(tmp_path: Path, answer: Answer) -> None:
+def test_each_answer_gets_its_verdict_on_memory(
+    graders: Callable[[Answer], Grader], answer: Answer
+) -> None:
     """On the memory store exactly the checks the catalogue names fail."""
-    grader = Grader(build(answer, tmp_path / answer.name), timeout=20.0)
+    grader = graders(answer)
     outcomes = {n: grader.outcome(_criterion("memory", n)) for n in CHECKS}
     assert failing(outcomes) == set(answer.memory_fails), {
         n: o.message for n, o in outcomes.items() if not o.passed
@@ -87,11 +105,10 @@ def test_each_answer_gets_its_verdict_on_memory(tmp_path: Path, answer: Answer) 
 
 @pytest.mark.parametrize("answer", ANSWERS)
 def test_each_answer_gets_its_verdict_on_postgres(
-    tmp_path: Path, class_server: str, answer: Answer
+    graders: Callable[[Answer], Grader], answer: Answer
 ) -> None:
     """On Postgres, with the answer's own migration, exactly the checks named fail."""
-    tree = build(answer, tmp_path / answer.name)
-    grader = Grader(tree, timeout=20.0, database_url=class_server)
+    grader = graders(answer)
     outcomes = {n: grader.outcome(_criterion("postgres", n)) for n in CHECKS}
     assert failing(outcomes) == set(answer.postgres_fails), {
         n: o.message for n, o in outcomes.items() if not o.passed
@@ -100,11 +117,11 @@ def test_each_answer_gets_its_verdict_on_postgres(
 
 @pytest.mark.parametrize("answer", ANSWERS)
 def test_each_answers_migration_gets_its_verdict(
-    tmp_path: Path, class_server: str, answer: Answer
+    graders: Callable[[Answer], Grader], answer: Answer
 ) -> None:
-    """The migration criterion, judged on Postgres after the answer's migration ran."""
-    tree = build(answer, tmp_path / answer.name)
-    outcome = judge_migration(tree, database_url=class_server, timeout=60.0)
+    """The migration criterion, judged from what Postgres holds after the answer's migration
+    ran (the run the Postgres checks used)."""
+    outcome = graders(answer).outcome(_migration())
     assert outcome.passed == answer.migration_passes, outcome.message
 
 
@@ -183,3 +200,8 @@ def test_the_checks_leave_no_run_pending_on_postgres(
 def _criterion(kind: str, number: int) -> Criterion:
     """The criterion of one check on one store."""
     return next(c for c in CRITERIA if c.kind == kind and c.check == number)
+
+
+def _migration() -> Criterion:
+    """The migration criterion."""
+    return next(c for c in CRITERIA if c.kind == "migration")
